@@ -1,0 +1,316 @@
+//! The AST of the compiled C subset: expressions and statements in arenas, each with the
+//! span of its text in the original file (macro expansions carry the span of the macro
+//! use), and its nesting depth, so that depth limits are checked without recursion.
+
+use crate::arena::{Arena, Id};
+use crate::diag::Span;
+
+pub type ExprId = Id<Expr>;
+pub type StmtId = Id<Stmt>;
+
+/// The scalar types of the subset. `char` and `short` are not in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScalarType {
+    Int,
+    UInt,
+    Long,
+    ULong,
+    Float,
+    Double,
+}
+
+impl ScalarType {
+    /// The C spelling.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            ScalarType::Int => "int",
+            ScalarType::UInt => "unsigned int",
+            ScalarType::Long => "long",
+            ScalarType::ULong => "unsigned long",
+            ScalarType::Float => "float",
+            ScalarType::Double => "double",
+        }
+    }
+
+    pub fn is_integer(self) -> bool {
+        !matches!(self, ScalarType::Float | ScalarType::Double)
+    }
+
+    pub fn size_bytes(self) -> usize {
+        match self {
+            ScalarType::Int | ScalarType::UInt | ScalarType::Float => 4,
+            ScalarType::Long | ScalarType::ULong | ScalarType::Double => 8,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    pub fn c_spelling(self) -> &'static str {
+        match self {
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitXor => "^",
+            BinaryOp::BitOr => "|",
+            BinaryOp::And => "&&",
+            BinaryOp::Or => "||",
+        }
+    }
+}
+
+/// `=` or a compound assignment `op=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssignOp {
+    Set,
+    Compound(BinaryOp),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepOp {
+    Increment,
+    Decrement,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Int(i64),
+    /// A floating literal as written.
+    Float(String),
+    Name(String),
+    /// `base[index]`; `A[i][j]` is `Index(Index(A, i), j)`.
+    Index {
+        base: ExprId,
+        index: ExprId,
+    },
+    Call {
+        name: String,
+        name_span: Span,
+        args: Vec<ExprId>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: ExprId,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
+    Conditional {
+        cond: ExprId,
+        then_value: ExprId,
+        else_value: ExprId,
+    },
+    Cast {
+        ty: ScalarType,
+        operand: ExprId,
+    },
+    Assign {
+        op: AssignOp,
+        target: ExprId,
+        value: ExprId,
+    },
+    /// `x++`, `--x`, ...
+    Step {
+        op: StepOp,
+        prefix: bool,
+        target: ExprId,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+    /// 1 for a leaf; 1 + the deepest child otherwise.
+    pub depth: u32,
+}
+
+/// An array dimension in a declaration: `[]` or `[N]`.
+#[derive(Clone, Debug)]
+pub enum Dim {
+    Unsized(Span),
+    Sized(ExprId),
+}
+
+/// An initializer: an expression or a brace list (`{1, 2, 3}`).
+#[derive(Clone, Debug)]
+pub enum Init {
+    Expr(ExprId),
+    List(Vec<Init>, Span),
+}
+
+#[derive(Clone, Debug)]
+pub struct Declarator {
+    pub name: String,
+    pub name_span: Span,
+    pub dims: Vec<Dim>,
+    pub init: Option<Init>,
+}
+
+/// The type part of a declaration (`const float`).
+#[derive(Clone, Copy, Debug)]
+pub struct DeclSpec {
+    /// `None` for `void`.
+    pub ty: Option<ScalarType>,
+    pub is_const: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Decl {
+    pub spec: DeclSpec,
+    pub declarators: Vec<Declarator>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ForInit {
+    None,
+    Decl(Decl),
+    Expr(ExprId),
+}
+
+#[derive(Clone, Debug)]
+pub struct ForStmt {
+    /// The `for` keyword.
+    pub keyword: Span,
+    pub init: ForInit,
+    pub cond: Option<ExprId>,
+    pub step: Option<ExprId>,
+    pub body: StmtId,
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    Expr(ExprId),
+    Decl(Decl),
+    Block(Vec<StmtId>),
+    For(ForStmt),
+    If {
+        cond: ExprId,
+        then_branch: StmtId,
+        else_branch: Option<StmtId>,
+    },
+    Empty,
+}
+
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+    /// Statement nesting depth: 1 for a simple statement.
+    pub depth: u32,
+}
+
+/// A function parameter (or, for a `#pragma scop` region, a declaration from outside it).
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub spec: DeclSpec,
+    pub declarator: Declarator,
+}
+
+/// A function definition of the subset.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub spec: DeclSpec,
+    pub name: String,
+    pub name_span: Span,
+    pub params: Vec<Param>,
+    pub body: Vec<StmtId>,
+    pub span: Span,
+}
+
+/// The arenas of one unit.
+#[derive(Clone, Debug, Default)]
+pub struct Ast {
+    pub exprs: Arena<Expr>,
+    pub stmts: Arena<Stmt>,
+}
+
+impl Ast {
+    /// Allocates an expression, computing its depth from its children.
+    pub fn expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
+        let depth = 1 + expr_children(&kind)
+            .iter()
+            .map(|c| self.exprs[*c].depth)
+            .max()
+            .unwrap_or(0);
+        self.exprs.alloc(Expr { kind, span, depth })
+    }
+
+    /// Allocates a statement, computing its depth from its sub-statements.
+    pub fn stmt(&mut self, kind: StmtKind, span: Span) -> StmtId {
+        let children: Vec<StmtId> = match &kind {
+            StmtKind::Block(b) => b.clone(),
+            StmtKind::For(f) => vec![f.body],
+            StmtKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => std::iter::once(*then_branch).chain(*else_branch).collect(),
+            _ => Vec::new(),
+        };
+        let depth = 1 + children.iter().map(|c| self.stmts[*c].depth).max().unwrap_or(0);
+        self.stmts.alloc(Stmt { kind, span, depth })
+    }
+}
+
+/// The direct sub-expressions of an expression kind.
+pub fn expr_children(kind: &ExprKind) -> Vec<ExprId> {
+    match kind {
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Name(_) => Vec::new(),
+        ExprKind::Index { base, index } => vec![*base, *index],
+        ExprKind::Call { args, .. } => args.clone(),
+        ExprKind::Unary { operand, .. } | ExprKind::Cast { operand, .. } => vec![*operand],
+        ExprKind::Binary { lhs, rhs, .. } => vec![*lhs, *rhs],
+        ExprKind::Conditional {
+            cond,
+            then_value,
+            else_value,
+        } => vec![*cond, *then_value, *else_value],
+        ExprKind::Assign { target, value, .. } => vec![*target, *value],
+        ExprKind::Step { target, .. } => vec![*target],
+    }
+}

@@ -1,0 +1,503 @@
+//! Frontend stage: a C file → the [`Unit`]s gpucc compiles, as ASTs with spans.
+//!
+//! Entry point: [`parse`]. The file may hold any C; the scan ([`scan`]) finds the unit to
+//! compile — the function named by `--function`, else every `#pragma scop` region, else the
+//! file's only function — and only that text is macro-expanded ([`macros`]) and parsed
+//! ([`parser`], grammar in `grammar/c.lalrpop`). Constructs outside the subset are refused
+//! with a diagnostic that names them and points at them. The rest of the file is left for
+//! the emitter to copy through; [`Unit::span`] says which text a unit replaces.
+
+pub mod ast;
+pub mod lexer;
+pub mod macros;
+pub mod parser;
+pub mod scan;
+
+use crate::diag::{Diagnostic, Diagnostics, SourceFile, SourceId, Span};
+use ast::{Ast, Param, StmtId};
+use lexer::{lex, Tok, Token};
+use macros::{MacroSource, MacroTable};
+use scan::{FunctionOutline, Outline};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// How to read the file.
+#[derive(Clone, Debug, Default)]
+pub struct FrontendOptions {
+    /// Compile this function (`--function`).
+    pub function: Option<String>,
+    /// `-D NAME=VALUE`, in order; they override the file's `#define`s.
+    pub defines: Vec<(String, String)>,
+    /// `-I DIR`.
+    pub include_dirs: Vec<PathBuf>,
+    /// Ask the system preprocessor (`cc -E -dM`) for the macros in effect, so that headers
+    /// and conditionals are understood. Without it, the file's own `#define`s are used.
+    pub system_preprocessor: bool,
+}
+
+/// Whether a unit is a whole function or a `#pragma scop` region.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UnitKind {
+    Function,
+    /// The n-th (from 0) scop region of the file.
+    Scop(usize),
+}
+
+/// One piece of code gpucc compiles.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    pub source: SourceId,
+    pub kind: UnitKind,
+    /// The function's name (for a scop region, the function it is in).
+    pub function: String,
+    /// For a function, its parameters; for a scop region, the declarations from outside it
+    /// (globals, the enclosing function's parameters and locals) of the names it uses.
+    pub params: Vec<Param>,
+    pub body: Vec<StmtId>,
+    pub ast: Ast,
+    /// The text of the file this unit replaces in the output.
+    pub span: Span,
+}
+
+impl Unit {
+    /// A name for messages: `function matmul` or `scop region 1 in main`.
+    pub fn describe(&self) -> String {
+        match self.kind {
+            UnitKind::Function => format!("function {}", self.function),
+            UnitKind::Scop(k) => format!("scop region {} in {}", k + 1, self.function),
+        }
+    }
+}
+
+/// A parsed file: its units and the macros they were expanded with.
+#[derive(Clone, Debug)]
+pub struct ParsedFile {
+    pub units: Vec<Unit>,
+    pub macros: MacroTable,
+    pub macro_source: MacroSource,
+}
+
+/// The deepest expression or statement nesting accepted (deeper input is refused, so that
+/// no later recursive walk can overflow the stack).
+pub const MAX_NESTING: u32 = 200;
+
+/// Reads the file `source` of `file` (its path, if any, for the system preprocessor) and
+/// returns the units to compile.
+pub fn parse(
+    file: &SourceFile,
+    source: SourceId,
+    path: Option<&Path>,
+    options: &FrontendOptions,
+) -> Result<ParsedFile, Diagnostics> {
+    if file.text.trim().is_empty() {
+        return Err(vec![Diagnostic::error_nowhere(format!(
+            "`{}` is empty",
+            file.name
+        ))
+        .with_hint("give gpucc a C file with a function whose loops it should compile")]);
+    }
+    let tokens = lex(&file.text, 0);
+    let outline = scan::scan(&tokens);
+    let (macros, macro_source) = macros::collect(
+        path,
+        &tokens,
+        &options.defines,
+        &options.include_dirs,
+        options.system_preprocessor,
+    );
+    let reader = UnitReader {
+        source,
+        tokens: &tokens,
+        outline: &outline,
+        macros: &macros,
+    };
+    let units = reader.units(file, options)?;
+    Ok(ParsedFile {
+        units,
+        macros,
+        macro_source,
+    })
+}
+
+struct UnitReader<'a> {
+    source: SourceId,
+    tokens: &'a [Token],
+    outline: &'a Outline,
+    macros: &'a MacroTable,
+}
+
+impl UnitReader<'_> {
+    fn units(&self, file: &SourceFile, options: &FrontendOptions) -> Result<Vec<Unit>, Diagnostics> {
+        let functions = &self.outline.functions;
+        if let Some(name) = &options.function {
+            return match functions.iter().find(|f| &f.name == name) {
+                Some(f) => Ok(vec![self.function_unit(f).map_err(|d| vec![d])?]),
+                None => Err(vec![Diagnostic::error_nowhere(format!(
+                    "`{}` has no function named `{name}`",
+                    file.name
+                ))
+                .with_note(function_list(functions))
+                .with_hint("pass one of these names to --function")]),
+            };
+        }
+        if !self.outline.pragma_errors.is_empty() {
+            return Err(self
+                .outline
+                .pragma_errors
+                .iter()
+                .map(|(span, msg)| {
+                    Diagnostic::error(self.source, *span, msg.clone())
+                        .with_hint("mark each region with `#pragma scop` before it and `#pragma endscop` after it, inside one function")
+                })
+                .collect());
+        }
+        if !self.outline.scops.is_empty() {
+            let mut units = Vec::new();
+            let mut errors = Vec::new();
+            for k in 0..self.outline.scops.len() {
+                match self.scop_unit(k) {
+                    Ok(u) => units.push(u),
+                    Err(d) => errors.push(d),
+                }
+            }
+            return if errors.is_empty() { Ok(units) } else { Err(errors) };
+        }
+        match functions.as_slice() {
+            [] => Err(vec![Diagnostic::error_nowhere(format!(
+                "`{}` has no function definition",
+                file.name
+            ))
+            .with_hint("gpucc compiles a function (or `#pragma scop` regions inside one); put the loops in a function")]),
+            [f] => Ok(vec![self.function_unit(f).map_err(|d| vec![d])?]),
+            several => Err(vec![Diagnostic::error_nowhere(format!(
+                "`{}` has {} functions; which one should gpucc compile?",
+                file.name,
+                several.len()
+            ))
+            .with_note(function_list(several))
+            .with_hint("name it with `--function NAME`, or mark the loops with `#pragma scop` and `#pragma endscop`")]),
+        }
+    }
+
+    fn function_unit(&self, f: &FunctionOutline) -> Result<Unit, Diagnostic> {
+        let tokens = self.prepare(&self.tokens[f.start..=f.rbrace])?;
+        let mut ast = Ast::default();
+        let function = parser::parse_function(self.source, &tokens, &mut ast)?;
+        if let Some(ty) = function.spec.ty {
+            return Err(Diagnostic::error(
+                self.source,
+                function.spec.span,
+                format!("function `{}` returns a value (`{}`)", f.name, ty.c_name()),
+            )
+            .with_label("gpucc compiles functions that return `void`")
+            .with_hint("return results through an array parameter, e.g. `float result[1]`"));
+        }
+        check_nesting(self.source, &ast)?;
+        Ok(Unit {
+            source: self.source,
+            kind: UnitKind::Function,
+            function: function.name,
+            params: function.params,
+            body: function.body,
+            ast,
+            span: Span::new(self.tokens[f.start].span.start, self.tokens[f.rbrace].span.end),
+        })
+    }
+
+    fn scop_unit(&self, index: usize) -> Result<Unit, Diagnostic> {
+        let scop = &self.outline.scops[index];
+        let tokens = self.prepare(&self.tokens[scop.begin + 1..scop.end])?;
+        let mut ast = Ast::default();
+        let body = parser::parse_statements(self.source, &tokens, &mut ast)?;
+        let used: HashSet<&str> = tokens
+            .iter()
+            .filter_map(|t| match &t.tok {
+                Tok::Ident(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        let f = scop.function.map(|k| &self.outline.functions[k]);
+        let params = self.outside_declarations(f, scop.begin, &used, &mut ast)?;
+        check_nesting(self.source, &ast)?;
+        Ok(Unit {
+            source: self.source,
+            kind: UnitKind::Scop(index),
+            function: f.map(|f| f.name.clone()).unwrap_or_default(),
+            params,
+            body,
+            ast,
+            span: Span::new(self.tokens[scop.begin].span.start, self.tokens[scop.end].span.end),
+        })
+    }
+
+    /// The declarations visible at a scop region for the names it uses: file-scope ones,
+    /// then the enclosing function's parameters, then its locals before the region (later
+    /// ones shadow earlier ones). A used name whose only declaration gpucc cannot read (a
+    /// pointer, say) is reported with that declaration's error.
+    fn outside_declarations(
+        &self,
+        function: Option<&FunctionOutline>,
+        region_start: usize,
+        used: &HashSet<&str>,
+        ast: &mut Ast,
+    ) -> Result<Vec<Param>, Diagnostic> {
+        let mut found: HashMap<String, Param> = HashMap::new();
+        let mut refused: HashMap<String, Diagnostic> = HashMap::new();
+        let mut chunks: Vec<(&[Token], ChunkKind)> = self
+            .outline
+            .declarations
+            .iter()
+            .map(|r| (&self.tokens[r.clone()], ChunkKind::Declaration))
+            .collect();
+        if let Some(f) = function {
+            for param in split_top_level(&self.tokens[f.lparen + 1..f.rparen], ",") {
+                chunks.push((param, ChunkKind::Param));
+            }
+            for stmt in declaration_chunks(&self.tokens[f.lbrace + 1..region_start]) {
+                chunks.push((stmt, ChunkKind::Declaration));
+            }
+        }
+        for (chunk, kind) in chunks {
+            let names: Vec<String> = chunk
+                .iter()
+                .filter_map(|t| match &t.tok {
+                    Tok::Ident(n) if used.contains(n.as_str()) => Some(n.clone()),
+                    _ => None,
+                })
+                .collect();
+            if names.is_empty() {
+                continue;
+            }
+            let parsed = self.prepare(chunk).and_then(|tokens| match kind {
+                ChunkKind::Param => parser::parse_params(self.source, &tokens, ast),
+                ChunkKind::Declaration => {
+                    parser::parse_declaration(self.source, &tokens, ast).map(|d| {
+                        d.declarators
+                            .into_iter()
+                            .map(|declarator| ast::Param {
+                                spec: d.spec,
+                                declarator,
+                            })
+                            .collect()
+                    })
+                }
+            });
+            match parsed {
+                Ok(params) => {
+                    for p in params {
+                        refused.remove(&p.declarator.name);
+                        if used.contains(p.declarator.name.as_str()) {
+                            found.insert(p.declarator.name.clone(), p);
+                        }
+                    }
+                }
+                Err(d) => {
+                    for n in names {
+                        found.remove(&n);
+                        refused.insert(n, d.clone());
+                    }
+                }
+            }
+        }
+        let mut params: Vec<Param> = found.into_values().collect();
+        params.sort_by_key(|p| p.declarator.name_span.start);
+        // A used name declared only in a form gpucc cannot read is an error only if
+        // the region does not declare it itself; lowering reports undeclared names.
+        let declared_inside = names_declared(ast);
+        if let Some((name, d)) = refused
+            .into_iter()
+            .filter(|(n, _)| !declared_inside.contains(n))
+            .min_by_key(|(_, d)| d.primary_span().map(|(_, s)| s.start))
+        {
+            return Err(d.with_note(format!(
+                "the `#pragma scop` region uses `{name}`, declared here"
+            )));
+        }
+        Ok(params)
+    }
+
+    /// The tokens of a unit, ready for the parser: directives dropped (conditionals and
+    /// includes refused), macros expanded, scalar typedefs replaced by their types, and
+    /// constructs outside the subset refused.
+    fn prepare(&self, tokens: &[Token]) -> Result<Vec<Token>, Diagnostic> {
+        let mut kept = Vec::with_capacity(tokens.len());
+        for t in tokens {
+            if let Tok::Directive(d) = &t.tok {
+                let word = d.split_whitespace().next().unwrap_or("");
+                if matches!(
+                    word,
+                    "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif" | "include"
+                ) {
+                    return Err(Diagnostic::error(
+                        self.source,
+                        t.span,
+                        format!("`#{word}` inside the code gpucc compiles is not supported"),
+                    )
+                    .with_hint("move the directive outside the function, or choose the variant with -D"));
+                }
+                continue;
+            }
+            kept.push(t.clone());
+        }
+        let expanded = macros::expand(&kept, self.macros).map_err(|e| {
+            Diagnostic::error(self.source, e.span, e.message)
+                .with_hint("check the macro's definition and its arguments")
+        })?;
+        let mut out = Vec::with_capacity(expanded.len());
+        for t in expanded {
+            match &t.tok {
+                Tok::Ident(n) if self.outline.typedefs.contains_key(n) => {
+                    out.extend(self.outline.typedefs[n].iter().map(|w| Token {
+                        span: t.span,
+                        ..w.clone()
+                    }));
+                }
+                _ => out.push(t),
+            }
+        }
+        check_tokens(self.source, &out)?;
+        Ok(out)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum ChunkKind {
+    Param,
+    Declaration,
+}
+
+fn function_list(functions: &[FunctionOutline]) -> String {
+    if functions.is_empty() {
+        return "the file defines no functions".into();
+    }
+    let names: Vec<&str> = functions.iter().map(|f| f.name.as_str()).collect();
+    format!("the file defines: {}", names.join(", "))
+}
+
+/// Splits tokens at `sep` outside parentheses, brackets and braces.
+fn split_top_level<'t>(tokens: &'t [Token], sep: &str) -> Vec<&'t [Token]> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (k, t) in tokens.iter().enumerate() {
+        match t.tok {
+            Tok::Punct("(" | "[" | "{") => depth += 1,
+            Tok::Punct(")" | "]" | "}") => depth -= 1,
+            Tok::Punct(p) if p == sep && depth == 0 => {
+                parts.push(&tokens[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&tokens[start..]);
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// The `;`-terminated pieces of a function body that start like declarations.
+fn declaration_chunks(tokens: &[Token]) -> Vec<&[Token]> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    let mut parens = 0i32;
+    for (k, t) in tokens.iter().enumerate() {
+        match t.tok {
+            Tok::Punct("(") => parens += 1,
+            Tok::Punct(")") => parens -= 1,
+            Tok::Punct("{" | "}") if parens == 0 => start = k + 1,
+            Tok::Directive(_) => start = k + 1,
+            Tok::Punct(";") if parens == 0 => {
+                let chunk = &tokens[start..=k];
+                if matches!(chunk.first().map(|t| &t.tok), Some(Tok::Kw(_) | Tok::Ident(_))) {
+                    chunks.push(chunk);
+                }
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    chunks
+}
+
+/// Names declared by declarations inside the unit's AST.
+fn names_declared(ast: &Ast) -> HashSet<String> {
+    let mut names = HashSet::new();
+    for (_, stmt) in ast.stmts.iter() {
+        let decl = match &stmt.kind {
+            ast::StmtKind::Decl(d) => d,
+            ast::StmtKind::For(ast::ForStmt {
+                init: ast::ForInit::Decl(d),
+                ..
+            }) => d,
+            _ => continue,
+        };
+        names.extend(decl.declarators.iter().map(|d| d.name.clone()));
+    }
+    names
+}
+
+/// Refuses, before parsing, tokens the lexer could not read, keywords outside the subset,
+/// and nesting deeper than [`MAX_NESTING`].
+fn check_tokens(source: SourceId, tokens: &[Token]) -> Result<(), Diagnostic> {
+    let mut depth = 0u32;
+    for t in tokens {
+        let refusal: Option<(&str, &str)> = match &t.tok {
+            Tok::Error(what) => {
+                return Err(Diagnostic::error(source, t.span, format!("syntax error: {what}"))
+                    .with_hint("check the characters at this place"))
+            }
+            Tok::Kw("while") => Some(("`while` loops are not supported",
+                "gpucc compiles `for` loops with affine bounds; rewrite it as a `for` loop whose trip count is known")),
+            Tok::Kw("do") => Some(("`do`-`while` loops are not supported",
+                "gpucc compiles `for` loops with affine bounds; rewrite it as a `for` loop whose trip count is known")),
+            Tok::Kw("goto") => Some(("`goto` is not supported", "structure the code with `for` loops and `if`")),
+            Tok::Kw("break") => Some(("`break` is not supported",
+                "every loop runs all its iterations; express an early exit in the loop's bounds or with `if`")),
+            Tok::Kw("continue") => Some(("`continue` is not supported",
+                "put the rest of the loop body under an `if` instead")),
+            Tok::Kw("switch" | "case" | "default") => Some(("`switch` is not supported", "use `if` with affine conditions")),
+            Tok::Kw("return") => Some(("`return` is not supported in the code gpucc compiles",
+                "gpucc compiles functions that return nothing (`void`); return results through an array parameter")),
+            Tok::Kw("struct" | "union") => Some(("structs and unions are not supported", "pass the fields as separate arrays")),
+            Tok::Kw("enum") => Some(("enums are not supported", "use `#define` constants")),
+            Tok::Kw("typedef") => Some(("a `typedef` inside the code gpucc compiles is not supported", "move it to file scope")),
+            Tok::Kw("sizeof") => Some(("`sizeof` is not supported", "use the sizes of the arrays directly")),
+            Tok::Punct("->") => Some(("member access through a pointer is not supported",
+                "gpucc compiles array code; pass the data as arrays")),
+            Tok::Punct("...") => Some(("variadic functions are not supported", "give the function fixed parameters")),
+            Tok::Punct("(" | "[" | "{") => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(too_deep(source, t.span));
+                }
+                None
+            }
+            Tok::Punct(")" | "]" | "}") => {
+                depth = depth.saturating_sub(1);
+                None
+            }
+            _ => None,
+        };
+        if let Some((message, hint)) = refusal {
+            return Err(Diagnostic::error(source, t.span, message).with_hint(hint));
+        }
+    }
+    Ok(())
+}
+
+fn too_deep(source: SourceId, span: Span) -> Diagnostic {
+    Diagnostic::error(source, span, format!("the code is nested too deeply (more than {MAX_NESTING} levels)"))
+        .with_hint("split the expression or the loop nest; real loop code is far shallower")
+}
+
+/// Refuses expressions and statements nested deeper than [`MAX_NESTING`] (which the
+/// bracket check cannot see: `a+a+...+a`, `for (...) for (...) ...` without braces).
+fn check_nesting(source: SourceId, ast: &Ast) -> Result<(), Diagnostic> {
+    if let Some((_, e)) = ast.exprs.iter().find(|(_, e)| e.depth > MAX_NESTING) {
+        return Err(too_deep(source, e.span));
+    }
+    if let Some((_, s)) = ast.stmts.iter().find(|(_, s)| s.depth > MAX_NESTING) {
+        return Err(too_deep(source, s.span));
+    }
+    Ok(())
+}
