@@ -1,0 +1,268 @@
+//! Dependence stage: a [`Program`] → its [`Dependences`] (isl's dataflow analysis) and the
+//! kind of every loop (parallel, reduction, sequential).
+//!
+//! Entry point: [`analyze`]. Flow (read-after-write) dependences are value-based: each read
+//! depends only on the last write of the value it reads. Anti (write-after-read), output
+//! (write-after-write) and input (read-after-read, for reuse; arrays only, not scalars)
+//! dependences are memory-based. Each dependence relation is split by the loop that
+//! carries it: the outermost common loop whose index differs between source and sink,
+//! or none for a loop-independent dependence (same iteration of every common loop,
+//! ordered by the text).
+
+mod classify;
+
+pub use classify::{classify_loops, LoopKind};
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::poly::isl::{compute_flow, Bound, Ctx, IslError, Map, Set, Sources, UnionMap};
+use crate::poly::{AccessId, ArrayId, LoopId, Program, StatementId};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DepKind {
+    /// Read after write (true dependence), value-based.
+    Flow,
+    /// Write after read.
+    Anti,
+    /// Write after write.
+    Output,
+    /// Read after read: not a constraint, a reuse.
+    Input,
+}
+
+impl DepKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DepKind::Flow => "flow",
+            DepKind::Anti => "anti",
+            DepKind::Output => "output",
+            DepKind::Input => "input",
+        }
+    }
+}
+
+/// The distance of a dependence along one common loop (sink index minus source index, in
+/// the loop's direction of execution), over all its instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Distance {
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+}
+
+impl Distance {
+    /// The distance when it is the same for every instance.
+    pub fn exact(self) -> Option<i64> {
+        match (self.min, self.max) {
+            (Some(a), Some(b)) if a == b => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The direction: `=`, `<` (sink later), `>`, `<=`, `>=` or `*`.
+    pub fn direction(self) -> &'static str {
+        match (self.min, self.max) {
+            (Some(0), Some(0)) => "=",
+            (Some(lo), _) if lo >= 1 => "<",
+            (_, Some(hi)) if hi <= -1 => ">",
+            (Some(lo), _) if lo >= 0 => "<=",
+            (_, Some(hi)) if hi <= 0 => ">=",
+            _ => "*",
+        }
+    }
+
+    /// For people: the number when exact, else `+`, `-`, `0+`, `0-` or `*`.
+    pub fn text(self) -> String {
+        if let Some(d) = self.exact() {
+            return d.to_string();
+        }
+        match self.direction() {
+            "<" => "+",
+            ">" => "-",
+            "<=" => "0+",
+            ">=" => "0-",
+            _ => "*",
+        }
+        .to_string()
+    }
+}
+
+/// One dependence: the instances of `sink` that depend on instances of `source` through
+/// `array`, carried by one loop (or by none).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dependence {
+    pub kind: DepKind,
+    pub source: StatementId,
+    pub sink: StatementId,
+    pub source_access: AccessId,
+    pub sink_access: AccessId,
+    pub array: ArrayId,
+    /// One per loop common to source and sink, outermost first.
+    pub distance: Vec<Distance>,
+    pub carried_by: Option<LoopId>,
+}
+
+/// All dependences of a program and what they make of its loops.
+#[derive(Clone, Debug)]
+pub struct Dependences {
+    pub dependences: Vec<Dependence>,
+    /// Indexed by loop id.
+    pub loops: Vec<LoopKind>,
+}
+
+/// Computes the dependences of `program` and classifies its loops.
+pub fn analyze(program: &Program) -> Result<Dependences, Diagnostics> {
+    let dependences = compute(program).map_err(|e| vec![isl_diagnostic(program, e)])?;
+    let loops = classify_loops(program, &dependences);
+    Ok(Dependences { dependences, loops })
+}
+
+fn isl_diagnostic(program: &Program, e: IslError) -> Diagnostic {
+    if e.too_complex {
+        Diagnostic::error_nowhere(format!(
+            "the dependence analysis of {} is too large for isl",
+            program.unit.describe()
+        ))
+        .with_note(e.message)
+        .with_hint("simplify the loop bounds or split the code into several functions")
+    } else {
+        Diagnostic::bug(e.message)
+    }
+}
+
+fn compute(program: &Program) -> Result<Vec<Dependence>, IslError> {
+    let ctx = Ctx::new();
+    let texts = |pick: &dyn Fn(AccessId) -> bool| -> Vec<String> {
+        (0..program.accesses.len())
+            .filter(|a| pick(*a))
+            .map(|a| program.access_text(a, true))
+            .collect()
+    };
+    let is_write = |a: AccessId| program.accesses[a].is_write;
+    let reads = UnionMap::parse_all(&ctx, texts(&|a| !is_write(a)).iter().map(|s| s.as_str()))?;
+    let writes = UnionMap::parse_all(&ctx, texts(&is_write).iter().map(|s| s.as_str()))?;
+    let array_reads = UnionMap::parse_all(
+        &ctx,
+        texts(&|a| !is_write(a) && !program.arrays[program.accesses[a].array].is_scalar())
+            .iter()
+            .map(|s| s.as_str()),
+    )?;
+    let schedule_texts: Vec<String> = (0..program.accesses.len())
+        .map(|a| program.schedule_text(program.accesses[a].statement, Some(a)))
+        .collect();
+    let schedule = UnionMap::parse_all(&ctx, schedule_texts.iter().map(|s| s.as_str()))?;
+    let statement_schedules: Vec<Map> = (0..program.statements.len())
+        .map(|s| Map::parse(&ctx, &program.schedule_text(s, None)))
+        .collect::<Result<_, _>>()?;
+
+    let mut out = Vec::new();
+    let analyses = [
+        (DepKind::Flow, &reads, &writes, Sources::Must),
+        (DepKind::Anti, &writes, &reads, Sources::May),
+        (DepKind::Output, &writes, &writes, Sources::May),
+        (DepKind::Input, &array_reads, &array_reads, Sources::May),
+    ];
+    for (kind, sinks, sources, how) in analyses {
+        let relation = compute_flow(sinks, sources, how, &schedule)?;
+        for map in relation.maps()? {
+            split_by_carrying_loop(program, &ctx, kind, &map, &statement_schedules, &mut out)?;
+        }
+    }
+    out.sort_by_key(|d| {
+        (
+            d.kind,
+            d.source,
+            d.sink,
+            d.source_access,
+            d.sink_access,
+            d.carried_by
+                .map(|l| program.loops[l].depth)
+                .unwrap_or(usize::MAX),
+        )
+    });
+    Ok(out)
+}
+
+fn parse_id(name: &str, prefix: char) -> Result<usize, IslError> {
+    name.strip_prefix(prefix)
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| IslError {
+            message: format!("unexpected tuple name `{name}` in a dependence relation"),
+            too_complex: false,
+        })
+}
+
+/// Splits one source-access → sink-access relation into the part carried by each common
+/// loop and the loop-independent part.
+fn split_by_carrying_loop(
+    program: &Program,
+    ctx: &Ctx,
+    kind: DepKind,
+    map: &Map,
+    schedules: &[Map],
+    out: &mut Vec<Dependence>,
+) -> Result<(), IslError> {
+    let [s_src, r_src, s_sink, r_sink] = map.tagged_names()?;
+    let (source, sink) = (parse_id(&s_src, 'S')?, parse_id(&s_sink, 'S')?);
+    let (source_access, sink_access) = (parse_id(&r_src, 'R')?, parse_id(&r_sink, 'R')?);
+    // Differences of schedule vectors: loop dimension m of the common loops is 2m + 1.
+    let deltas = map
+        .untagged()?
+        .apply_domain(&schedules[source])?
+        .apply_range(&schedules[sink])?
+        .deltas()?;
+    let width = 2 * program.max_depth() + 1;
+    let names: Vec<String> = (0..width).map(|k| format!("d{k}")).collect();
+    let common = program.common_loops(source, sink);
+    let piece = |zero_levels: usize, nonzero: Option<usize>| -> Result<Set, IslError> {
+        let mut conds: Vec<String> = (0..zero_levels)
+            .map(|m| format!("d{} = 0", 2 * m + 1))
+            .collect();
+        if let Some(m) = nonzero {
+            conds.push(format!("(d{0} < 0 or d{0} > 0)", 2 * m + 1));
+        }
+        if conds.is_empty() {
+            conds.push("0 = 0".into());
+        }
+        let text = format!(
+            "{}{{ [{}] : {} }}",
+            program.params_prefix(),
+            names.join(", "),
+            conds.join(" and ")
+        );
+        deltas.intersect(&Set::parse(ctx, &text)?)
+    };
+    let mut levels: Vec<(Set, Option<LoopId>)> = Vec::new();
+    for (m, l) in common.iter().enumerate() {
+        levels.push((piece(m, Some(m))?, Some(*l)));
+    }
+    levels.push((piece(common.len(), None)?, None));
+    for (set, carried_by) in levels {
+        if set.is_empty()? {
+            continue;
+        }
+        let free = set.project_out_params()?;
+        let distance = (0..common.len())
+            .map(|m| {
+                let (lo, hi) = free.dim_range(2 * m + 1)?;
+                let finite = |b| match b {
+                    Bound::Finite(v) => Some(v),
+                    Bound::Infinite => None,
+                };
+                Ok(Distance {
+                    min: finite(lo),
+                    max: finite(hi),
+                })
+            })
+            .collect::<Result<_, IslError>>()?;
+        out.push(Dependence {
+            kind,
+            source,
+            sink,
+            source_access,
+            sink_access,
+            array: program.accesses[source_access].array,
+            distance,
+            carried_by,
+        });
+    }
+    Ok(())
+}

@@ -292,7 +292,11 @@ impl Ast {
             } => std::iter::once(*then_branch).chain(*else_branch).collect(),
             _ => Vec::new(),
         };
-        let depth = 1 + children.iter().map(|c| self.stmts[*c].depth).max().unwrap_or(0);
+        let depth = 1 + children
+            .iter()
+            .map(|c| self.stmts[*c].depth)
+            .max()
+            .unwrap_or(0);
         self.stmts.alloc(Stmt { kind, span, depth })
     }
 }

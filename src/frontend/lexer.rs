@@ -32,11 +32,45 @@ pub struct Token {
 }
 
 pub const KEYWORDS: &[&str] = &[
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-    "union", "unsigned", "void", "volatile", "while", "_Bool", "__restrict", "__restrict__",
-    "__inline", "__inline__",
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "_Bool",
+    "__restrict",
+    "__restrict__",
+    "__inline",
+    "__inline__",
 ];
 
 /// Longest first, so that the lexer can take the first match.
@@ -106,13 +140,18 @@ impl Lexer<'_> {
                 self.directive()
             } else if c.is_ascii_alphabetic() || c == b'_' {
                 self.word()
-            } else if c.is_ascii_digit() || (c == b'.' && self.peek(1).is_some_and(|d| d.is_ascii_digit())) {
+            } else if c.is_ascii_digit()
+                || (c == b'.' && self.peek(1).is_some_and(|d| d.is_ascii_digit()))
+            {
                 self.number()
             } else if c == b'"' {
                 self.string()
             } else if c == b'\'' {
                 self.char_literal()
-            } else if let Some(p) = PUNCTUATORS.iter().find(|p| self.text[self.pos..].starts_with(**p)) {
+            } else if let Some(p) = PUNCTUATORS
+                .iter()
+                .find(|p| self.text[self.pos..].starts_with(**p))
+            {
                 self.pos += p.len();
                 Tok::Punct(p)
             } else {
@@ -347,9 +386,21 @@ mod tests {
 
     #[test]
     fn never_fails_on_garbage() {
-        for s in ["/* open", "\"open", "'x", "0x", "1e+", "@`$", "\u{0}\u{7f}", "99999999999999999999"] {
+        for s in [
+            "/* open",
+            "\"open",
+            "'x",
+            "0x",
+            "1e+",
+            "@`$",
+            "\u{0}\u{7f}",
+            "99999999999999999999",
+        ] {
             let _ = lex(s, 0);
         }
-        assert_eq!(toks("99999999999999999999"), vec![Tok::Error("integer literal too large")]);
+        assert_eq!(
+            toks("99999999999999999999"),
+            vec![Tok::Error("integer literal too large")]
+        );
     }
 }

@@ -227,7 +227,9 @@ fn expand_into(
         if depth >= MAX_DEPTH {
             return Err(ExpandError {
                 span,
-                message: format!("macro `{name}` expands too deeply (more than {MAX_DEPTH} levels)"),
+                message: format!(
+                    "macro `{name}` expands too deeply (more than {MAX_DEPTH} levels)"
+                ),
             });
         }
         let (replacement, consumed, call_span) = match &m.params {
@@ -295,7 +297,9 @@ fn split_arguments(
             }
             _ => {}
         }
-        args.last_mut().expect("args starts non-empty").push(t.clone());
+        args.last_mut()
+            .expect("args starts non-empty")
+            .push(t.clone());
     }
     Err(ExpandError {
         span,
@@ -318,7 +322,10 @@ fn substitute(
             Tok::Ident(n) if n == "__VA_ARGS__" && m.variadic => {
                 Some(args.get(params.len()).map(|a| a.as_slice()).unwrap_or(&[]))
             }
-            Tok::Ident(n) => params.iter().position(|p| p == n).map(|k| args[k].as_slice()),
+            Tok::Ident(n) => params
+                .iter()
+                .position(|p| p == n)
+                .map(|k| args[k].as_slice()),
             _ => None,
         }
     };
@@ -344,7 +351,9 @@ fn substitute(
             // Paste the last output token with the next body token (or argument).
             let next = body.get(k + 1);
             let right: Vec<Token> = match next {
-                Some(n) => arg_of(&n.tok).map(|a| a.to_vec()).unwrap_or_else(|| vec![n.clone()]),
+                Some(n) => arg_of(&n.tok)
+                    .map(|a| a.to_vec())
+                    .unwrap_or_else(|| vec![n.clone()]),
                 None => Vec::new(),
             };
             if let (Some(left), Some(first)) = (out.pop(), right.first()) {
@@ -404,7 +413,10 @@ mod tests {
 
     #[test]
     fn object_and_function_like() {
-        assert_eq!(expand_text(&["define N 10", "define M (N+1)"], "A[M]"), "A [ ( 10 + 1 ) ]");
+        assert_eq!(
+            expand_text(&["define N 10", "define M (N+1)"], "A[M]"),
+            "A [ ( 10 + 1 ) ]"
+        );
         assert_eq!(
             expand_text(&["define SQ(x) ((x)*(x))"], "SQ(a+1) SQ"),
             "( ( a + 1 ) * ( a + 1 ) ) SQ"

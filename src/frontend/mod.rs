@@ -94,7 +94,9 @@ pub fn parse(
             "`{}` is empty",
             file.name
         ))
-        .with_hint("give gpucc a C file with a function whose loops it should compile")]);
+        .with_hint(
+            "give gpucc a C file with a function whose loops it should compile",
+        )]);
     }
     let tokens = lex(&file.text, 0);
     let outline = scan::scan(&tokens);
@@ -127,7 +129,11 @@ struct UnitReader<'a> {
 }
 
 impl UnitReader<'_> {
-    fn units(&self, file: &SourceFile, options: &FrontendOptions) -> Result<Vec<Unit>, Diagnostics> {
+    fn units(
+        &self,
+        file: &SourceFile,
+        options: &FrontendOptions,
+    ) -> Result<Vec<Unit>, Diagnostics> {
         let functions = &self.outline.functions;
         if let Some(name) = &options.function {
             return match functions.iter().find(|f| &f.name == name) {
@@ -160,7 +166,11 @@ impl UnitReader<'_> {
                     Err(d) => errors.push(d),
                 }
             }
-            return if errors.is_empty() { Ok(units) } else { Err(errors) };
+            return if errors.is_empty() {
+                Ok(units)
+            } else {
+                Err(errors)
+            };
         }
         match functions.as_slice() {
             [] => Err(vec![Diagnostic::error_nowhere(format!(
@@ -200,7 +210,10 @@ impl UnitReader<'_> {
             params: function.params,
             body: function.body,
             ast,
-            span: Span::new(self.tokens[f.start].span.start, self.tokens[f.rbrace].span.end),
+            span: Span::new(
+                self.tokens[f.start].span.start,
+                self.tokens[f.rbrace].span.end,
+            ),
         })
     }
 
@@ -226,7 +239,10 @@ impl UnitReader<'_> {
             params,
             body,
             ast,
-            span: Span::new(self.tokens[scop.begin].span.start, self.tokens[scop.end].span.end),
+            span: Span::new(
+                self.tokens[scop.begin].span.start,
+                self.tokens[scop.end].span.end,
+            ),
         })
     }
 
@@ -268,10 +284,13 @@ impl UnitReader<'_> {
             if names.is_empty() {
                 continue;
             }
-            let parsed = self.prepare(chunk).and_then(|tokens| match kind {
-                ChunkKind::Param => parser::parse_params(self.source, &tokens, ast),
-                ChunkKind::Declaration => {
-                    parser::parse_declaration(self.source, &tokens, ast).map(|d| {
+            let Some(expanded) = self.expand(chunk).ok().filter(|t| starts_declaration(t)) else {
+                continue;
+            };
+            let parsed = check_tokens(self.source, &expanded).and_then(|()| match kind {
+                ChunkKind::Param => parser::parse_params(self.source, &expanded, ast),
+                ChunkKind::Declaration => parser::parse_declaration(self.source, &expanded, ast)
+                    .map(|d| {
                         d.declarators
                             .into_iter()
                             .map(|declarator| ast::Param {
@@ -279,8 +298,7 @@ impl UnitReader<'_> {
                                 declarator,
                             })
                             .collect()
-                    })
-                }
+                    }),
             });
             match parsed {
                 Ok(params) => {
@@ -320,6 +338,14 @@ impl UnitReader<'_> {
     /// includes refused), macros expanded, scalar typedefs replaced by their types, and
     /// constructs outside the subset refused.
     fn prepare(&self, tokens: &[Token]) -> Result<Vec<Token>, Diagnostic> {
+        let out = self.expand(tokens)?;
+        check_tokens(self.source, &out)?;
+        Ok(out)
+    }
+
+    /// Directives dropped (conditionals and includes refused), macros expanded, scalar
+    /// typedefs replaced.
+    fn expand(&self, tokens: &[Token]) -> Result<Vec<Token>, Diagnostic> {
         let mut kept = Vec::with_capacity(tokens.len());
         for t in tokens {
             if let Tok::Directive(d) = &t.tok {
@@ -333,7 +359,9 @@ impl UnitReader<'_> {
                         t.span,
                         format!("`#{word}` inside the code gpucc compiles is not supported"),
                     )
-                    .with_hint("move the directive outside the function, or choose the variant with -D"));
+                    .with_hint(
+                        "move the directive outside the function, or choose the variant with -D",
+                    ));
                 }
                 continue;
             }
@@ -355,7 +383,6 @@ impl UnitReader<'_> {
                 _ => out.push(t),
             }
         }
-        check_tokens(self.source, &out)?;
         Ok(out)
     }
 }
@@ -372,6 +399,35 @@ fn function_list(functions: &[FunctionOutline]) -> String {
     }
     let names: Vec<&str> = functions.iter().map(|f| f.name.as_str()).collect();
     format!("the file defines: {}", names.join(", "))
+}
+
+/// Whether tokens begin like a declaration (a type or storage keyword), after expansion.
+fn starts_declaration(tokens: &[Token]) -> bool {
+    matches!(
+        tokens.first().map(|t| &t.tok),
+        Some(Tok::Kw(
+            "int"
+                | "long"
+                | "short"
+                | "char"
+                | "float"
+                | "double"
+                | "unsigned"
+                | "signed"
+                | "void"
+                | "const"
+                | "static"
+                | "extern"
+                | "register"
+                | "volatile"
+                | "restrict"
+                | "_Bool"
+                | "struct"
+                | "union"
+                | "enum"
+                | "auto"
+        ))
+    )
 }
 
 /// Splits tokens at `sep` outside parentheses, brackets and braces.
@@ -407,10 +463,7 @@ fn declaration_chunks(tokens: &[Token]) -> Vec<&[Token]> {
             Tok::Punct("{" | "}") if parens == 0 => start = k + 1,
             Tok::Directive(_) => start = k + 1,
             Tok::Punct(";") if parens == 0 => {
-                let chunk = &tokens[start..=k];
-                if matches!(chunk.first().map(|t| &t.tok), Some(Tok::Kw(_) | Tok::Ident(_))) {
-                    chunks.push(chunk);
-                }
+                chunks.push(&tokens[start..=k]);
                 start = k + 1;
             }
             _ => {}
@@ -486,8 +539,12 @@ fn check_tokens(source: SourceId, tokens: &[Token]) -> Result<(), Diagnostic> {
 }
 
 fn too_deep(source: SourceId, span: Span) -> Diagnostic {
-    Diagnostic::error(source, span, format!("the code is nested too deeply (more than {MAX_NESTING} levels)"))
-        .with_hint("split the expression or the loop nest; real loop code is far shallower")
+    Diagnostic::error(
+        source,
+        span,
+        format!("the code is nested too deeply (more than {MAX_NESTING} levels)"),
+    )
+    .with_hint("split the expression or the loop nest; real loop code is far shallower")
 }
 
 /// Refuses expressions and statements nested deeper than [`MAX_NESTING`] (which the

@@ -53,7 +53,13 @@ impl ForHead {
 /// Validates a sequence of declaration-specifier keywords (`const unsigned long`).
 pub fn decl_spec(words: &[(&'static str, Span)], span: Span) -> Result<DeclSpec, UserError> {
     let count = |w: &str| words.iter().filter(|(x, _)| *x == w).count();
-    let at = |w: &str| words.iter().find(|(x, _)| *x == w).map(|(_, s)| *s).unwrap_or(span);
+    let at = |w: &str| {
+        words
+            .iter()
+            .find(|(x, _)| *x == w)
+            .map(|(_, s)| *s)
+            .unwrap_or(span)
+    };
     for unsupported in ["char", "short", "_Bool"] {
         if count(unsupported) > 0 {
             return Err(UserError::new(
@@ -72,7 +78,9 @@ pub fn decl_spec(words: &[(&'static str, Span)], span: Span) -> Result<DeclSpec,
     }
     let longs = count("long");
     let unsigned = count("unsigned") > 0;
-    let base_words = ["void", "int", "float", "double", "long", "unsigned", "signed"];
+    let base_words = [
+        "void", "int", "float", "double", "long", "unsigned", "signed",
+    ];
     if !words.iter().any(|(w, _)| base_words.contains(w)) {
         return Err(UserError::new(
             span,
@@ -135,7 +143,9 @@ pub fn decl_spec(words: &[(&'static str, Span)], span: Span) -> Result<DeclSpec,
 type LalrError = ParseError<usize, Tok, UserError>;
 
 fn spanned(tokens: &[Token]) -> impl Iterator<Item = (usize, Tok, usize)> + '_ {
-    tokens.iter().map(|t| (t.span.start, t.tok.clone(), t.span.end))
+    tokens
+        .iter()
+        .map(|t| (t.span.start, t.tok.clone(), t.span.end))
 }
 
 /// Parses a function definition.

@@ -69,10 +69,9 @@ pub fn scan(tokens: &[Token]) -> Outline {
         match &tokens[i].tok {
             Tok::Directive(_) => {
                 if scop_pragma(&tokens[i].tok).is_some() {
-                    outline.pragma_errors.push((
-                        tokens[i].span,
-                        "`#pragma scop` outside a function".into(),
-                    ));
+                    outline
+                        .pragma_errors
+                        .push((tokens[i].span, "`#pragma scop` outside a function".into()));
                 }
                 decl_start = i + 1;
             }
@@ -165,11 +164,11 @@ fn function_at(
 fn scan_body(outline: &mut Outline, tokens: &[Token], f: &FunctionOutline) {
     let function = Some(outline.functions.len());
     let mut open: Option<usize> = None;
-    for k in f.lbrace..=f.rbrace {
-        match (scop_pragma(&tokens[k].tok), open) {
+    for (k, token) in tokens.iter().enumerate().take(f.rbrace + 1).skip(f.lbrace) {
+        match (scop_pragma(&token.tok), open) {
             (Some(true), None) => open = Some(k),
             (Some(true), Some(_)) => outline.pragma_errors.push((
-                tokens[k].span,
+                token.span,
                 "`#pragma scop` inside another scop region".into(),
             )),
             (Some(false), Some(begin)) => {
@@ -181,7 +180,7 @@ fn scan_body(outline: &mut Outline, tokens: &[Token], f: &FunctionOutline) {
                 open = None;
             }
             (Some(false), None) => outline.pragma_errors.push((
-                tokens[k].span,
+                token.span,
                 "`#pragma endscop` without a `#pragma scop` before it".into(),
             )),
             (None, _) => {}
@@ -234,7 +233,14 @@ mod tests {
 
     #[test]
     fn unbalanced_input_does_not_panic() {
-        for src in ["{", "}", "f() {", ")(){", "#pragma endscop", "void f() {\n#pragma scop\n}"] {
+        for src in [
+            "{",
+            "}",
+            "f() {",
+            ")(){",
+            "#pragma endscop",
+            "void f() {\n#pragma scop\n}",
+        ] {
             let _ = scan(&lex(src, 0));
         }
         let o = scan(&lex("void f() {\n#pragma scop\n}", 0));

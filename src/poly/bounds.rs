@@ -1,0 +1,129 @@
+//! The bounds check: isl proves that no access leaves its array's declared extents, or
+//! finds an iteration where one does, which the diagnostic shows.
+
+use super::affine::isl_name;
+use super::isl::{Ctx, Set};
+use super::program::{AccessId, Program};
+use crate::diag::{Diagnostic, Diagnostics};
+
+/// Reports every access that can fall outside its array, with a witness iteration.
+pub fn check_bounds(program: &Program, ctx: &Ctx) -> Result<(), Diagnostics> {
+    let mut diags = Vec::new();
+    for a in 0..program.accesses.len() {
+        match out_of_bounds_witness(program, ctx, a) {
+            Ok(None) => {}
+            Ok(Some(d)) => diags.push(d),
+            Err(e) if e.too_complex => diags.push(
+                Diagnostic::error(
+                    program.unit.source,
+                    program.accesses[a].span,
+                    "gpucc could not check this access against the array's bounds",
+                )
+                .with_note(e.message)
+                .with_hint("the loop bounds are too complex for the bounds check; simplify them"),
+            ),
+            Err(e) => diags.push(Diagnostic::bug(e.message)),
+        }
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+fn out_of_bounds_witness(
+    program: &Program,
+    ctx: &Ctx,
+    a: AccessId,
+) -> super::isl::IslResult<Option<Diagnostic>> {
+    let access = &program.accesses[a];
+    let array = &program.arrays[access.array];
+    if array.extents.is_empty() {
+        return Ok(None);
+    }
+    let st = &program.statements[access.statement];
+    let private = access.subscripts.len() - array.extents.len();
+    let iterators: Vec<String> = st
+        .loops
+        .iter()
+        .map(|l| isl_name(&program.loops[*l].iterator))
+        .collect();
+    let outs: Vec<String> = (0..array.extents.len())
+        .map(|k| format!("__o{k}"))
+        .collect();
+    let mut conds = vec![format!("({})", st.domain)];
+    let mut outside = Vec::new();
+    for (k, extent) in array.extents.iter().enumerate() {
+        conds.push(access.subscripts[private + k].equals_text(&outs[k]));
+        outside.push(format!("{} < 0", outs[k]));
+        if let Some(e) = extent {
+            outside.push(format!("{} >= {e}", outs[k]));
+        }
+    }
+    conds.push(format!("({})", outside.join(" or ")));
+    let dims: Vec<String> = iterators.iter().chain(&outs).cloned().collect();
+    let text = format!(
+        "{}{{ [{}] : {} }}",
+        program.params_prefix(),
+        dims.join(", "),
+        conds.join(" and ")
+    );
+    let set = Set::parse(ctx, &text)?;
+    let Some(sample) = set.sample()? else {
+        return Ok(None);
+    };
+    let value = |name: &str| {
+        sample
+            .coordinates
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+            .unwrap_or(0)
+    };
+    let iteration: Vec<String> = st
+        .loops
+        .iter()
+        .zip(&iterators)
+        .map(|(l, n)| format!("{} = {}", program.loops[*l].iterator, value(n)))
+        .collect();
+    let element: String = outs.iter().map(|o| format!("[{}]", value(o))).collect();
+    let verb = if access.is_write { "writes" } else { "reads" };
+    let mut label = if iteration.is_empty() {
+        format!("this {verb} {}{element}", array.name)
+    } else {
+        format!(
+            "at {} this {verb} {}{element}",
+            iteration.join(", "),
+            array.name
+        )
+    };
+    if !sample.params.is_empty() {
+        let params: Vec<String> = sample
+            .params
+            .iter()
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect();
+        label.push_str(&format!(" (when {})", params.join(", ")));
+    }
+    Ok(Some(
+        Diagnostic::error(
+            program.unit.source,
+            access.span,
+            format!(
+                "`{}` can access `{}` outside its bounds",
+                access.text, array.name
+            ),
+        )
+        .with_label(label)
+        .with_secondary(
+            program.unit.source,
+            array.span,
+            format!(
+                "`{}` is declared as {}{}",
+                array.name, array.name, array.dims_text
+            ),
+        )
+        .with_hint("check the loop bounds and subscripts against the array's dimensions"),
+    ))
+}

@@ -1,0 +1,549 @@
+//! Safe wrappers over the few isl operations gpucc uses. This file and its siblings in
+//! `poly` are the only code that names isl-rs types; the rest of gpucc uses [`Ctx`],
+//! [`Set`], [`Map`] and [`UnionMap`], which keep their isl context alive, report isl's
+//! errors as values, and never let isl print to the terminal.
+//!
+//! isl objects are built from isl's own text syntax (`[N] -> { S0[i] : 0 <= i < N }`),
+//! which [`super::affine`] prints.
+
+use isl_rs::{
+    Context, DimType, Map as IslMap, Options, Set as IslSet, UnionAccessInfo,
+    UnionMap as IslUnionMap, Val,
+};
+use std::fmt;
+use std::rc::Rc;
+
+/// An isl failure: a bug in the text gpucc built, or a problem too large for isl's
+/// operation budget.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IslError {
+    pub message: String,
+    /// isl gave up because the problem needs more operations than it is allowed.
+    pub too_complex: bool,
+}
+
+impl fmt::Display for IslError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+pub type IslResult<T> = Result<T, IslError>;
+
+fn err(what: &str, e: isl_rs::LibISLError) -> IslError {
+    let text = e.to_string();
+    IslError {
+        too_complex: text.contains("Quota"),
+        message: format!("isl: {what}: {text}"),
+    }
+}
+
+/// The operation budget of one context: generous for real loop nests, finite so that a
+/// pathological input ends in an error rather than an endless computation.
+const MAX_OPERATIONS: u64 = 200_000_000;
+
+struct CtxInner(Context);
+
+/// An isl context; objects made in it keep it alive.
+#[derive(Clone)]
+pub struct Ctx(Rc<CtxInner>);
+
+impl Ctx {
+    pub fn new() -> Ctx {
+        let ctx = Context::alloc();
+        // Errors come back as values; isl must not print them or abort.
+        let _ = Options::set_on_error(&ctx, 1);
+        ctx.set_max_operations(MAX_OPERATIONS);
+        Ctx(Rc::new(CtxInner(ctx)))
+    }
+
+    fn raw(&self) -> &Context {
+        &self.0 .0
+    }
+}
+
+impl Default for Ctx {
+    fn default() -> Self {
+        Ctx::new()
+    }
+}
+
+/// An integer set (`[N] -> { S0[i, j] : ... }`).
+pub struct Set {
+    raw: IslSet,
+    ctx: Ctx,
+}
+
+/// A relation between integer tuples (`{ S0[i] -> A[i + 1] }`).
+pub struct Map {
+    raw: IslMap,
+    ctx: Ctx,
+}
+
+/// A union of relations between tuples of different names.
+pub struct UnionMap {
+    raw: IslUnionMap,
+    ctx: Ctx,
+}
+
+/// A bound of a dimension over a set: a value or unbounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Finite(i64),
+    Infinite,
+}
+
+fn bound(v: Val) -> IslResult<Bound> {
+    if v.is_infty().map_err(|e| err("is_infty", e))?
+        || v.is_neginfty().map_err(|e| err("is_neginfty", e))?
+    {
+        return Ok(Bound::Infinite);
+    }
+    Ok(Bound::Finite(
+        v.get_num_si().map_err(|e| err("get_num_si", e))?,
+    ))
+}
+
+impl Set {
+    pub fn parse(ctx: &Ctx, text: &str) -> IslResult<Set> {
+        let raw = IslSet::read_from_str(ctx.raw(), text)
+            .map_err(|e| err(&format!("cannot read set `{text}`"), e))?;
+        Ok(Set {
+            raw,
+            ctx: ctx.clone(),
+        })
+    }
+
+    fn wrap(&self, raw: IslSet) -> Set {
+        Set {
+            raw,
+            ctx: self.ctx.clone(),
+        }
+    }
+
+    fn copy_raw(&self) -> IslResult<IslSet> {
+        self.raw.copy().map_err(|e| err("copy", e))
+    }
+
+    pub fn is_empty(&self) -> IslResult<bool> {
+        self.raw.is_empty().map_err(|e| err("is_empty", e))
+    }
+
+    pub fn intersect(&self, other: &Set) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .intersect(other.copy_raw()?)
+            .map_err(|e| err("intersect", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    pub fn subtract(&self, other: &Set) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .subtract(other.copy_raw()?)
+            .map_err(|e| err("subtract", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    pub fn union(&self, other: &Set) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .union(other.copy_raw()?)
+            .map_err(|e| err("union", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// Simplified (redundant constraints removed, disjuncts merged where possible).
+    pub fn simplify(&self) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .coalesce()
+            .and_then(|s| s.remove_redundancies())
+            .map_err(|e| err("simplify", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// Removes the set dimensions `first..first + n` (existentially).
+    pub fn project_out(&self, first: usize, n: usize) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .project_out(DimType::Set, first as u32, n as u32)
+            .map_err(|e| err("project_out", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// Removes the parameters (existentially): the set of values possible for some
+    /// parameter values.
+    pub fn project_out_params(&self) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .project_out_all_params()
+            .map_err(|e| err("project_out_all_params", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    pub fn set_tuple_name(&self, name: &str) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .set_tuple_name(name)
+            .map_err(|e| err("set_tuple_name", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    pub fn n_dim(&self) -> IslResult<usize> {
+        Ok(self.raw.dim(DimType::Set).map_err(|e| err("dim", e))? as usize)
+    }
+
+    /// The smallest and largest value of set dimension `pos` (over all parameter values).
+    pub fn dim_range(&self, pos: usize) -> IslResult<(Bound, Bound)> {
+        let lo = self
+            .copy_raw()?
+            .dim_min_val(pos as i32)
+            .map_err(|e| err("dim_min_val", e))?;
+        let hi = self
+            .copy_raw()?
+            .dim_max_val(pos as i32)
+            .map_err(|e| err("dim_max_val", e))?;
+        Ok((bound(lo)?, bound(hi)?))
+    }
+
+    /// One point of the set, if it has any: the parameter values and the set
+    /// coordinates, each with its name.
+    pub fn sample(&self) -> IslResult<Option<Sample>> {
+        if self.is_empty()? {
+            return Ok(None);
+        }
+        let names = |t: DimType| -> IslResult<Vec<String>> {
+            let n = self.raw.dim(t).map_err(|e| err("dim", e))?;
+            (0..n)
+                .map(|k| {
+                    self.raw
+                        .get_dim_name(t, k as u32)
+                        .map(|s| s.to_string())
+                        .map_err(|e| err("get_dim_name", e))
+                })
+                .collect()
+        };
+        let param_names = names(DimType::Param)?;
+        let dim_names = names(DimType::Set)?;
+        let point = self
+            .copy_raw()?
+            .sample_point()
+            .map_err(|e| err("sample_point", e))?;
+        let coordinate = |t: DimType, k: usize| -> IslResult<i64> {
+            let v = point
+                .get_coordinate_val(t, k as i32)
+                .map_err(|e| err("get_coordinate_val", e))?;
+            v.get_num_si().map_err(|e| err("get_num_si", e))
+        };
+        let params = param_names
+            .into_iter()
+            .enumerate()
+            .map(|(k, n)| Ok((n, coordinate(DimType::Param, k)?)))
+            .collect::<IslResult<_>>()?;
+        let coordinates = dim_names
+            .into_iter()
+            .enumerate()
+            .map(|(k, n)| Ok((n, coordinate(DimType::Set, k)?)))
+            .collect::<IslResult<_>>()?;
+        Ok(Some(Sample {
+            params,
+            coordinates,
+        }))
+    }
+}
+
+/// A point of a set, by names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    pub params: Vec<(String, i64)>,
+    pub coordinates: Vec<(String, i64)>,
+}
+
+impl fmt::Display for Set {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.raw.to_str().unwrap_or("<isl error>"))
+    }
+}
+
+impl Map {
+    pub fn parse(ctx: &Ctx, text: &str) -> IslResult<Map> {
+        let raw = IslMap::read_from_str(ctx.raw(), text)
+            .map_err(|e| err(&format!("cannot read map `{text}`"), e))?;
+        Ok(Map {
+            raw,
+            ctx: ctx.clone(),
+        })
+    }
+
+    fn wrap(&self, raw: IslMap) -> Map {
+        Map {
+            raw,
+            ctx: self.ctx.clone(),
+        }
+    }
+
+    fn copy_raw(&self) -> IslResult<IslMap> {
+        self.raw.copy().map_err(|e| err("copy", e))
+    }
+
+    pub fn is_empty(&self) -> IslResult<bool> {
+        self.raw.is_empty().map_err(|e| err("is_empty", e))
+    }
+
+    pub fn domain(&self) -> IslResult<Set> {
+        let raw = self.copy_raw()?.domain().map_err(|e| err("domain", e))?;
+        Ok(Set {
+            raw,
+            ctx: self.ctx.clone(),
+        })
+    }
+
+    /// `{ (x -> y) : x in set }`
+    pub fn intersect_domain(&self, set: &Set) -> IslResult<Map> {
+        let raw = self
+            .copy_raw()?
+            .intersect_domain(set.copy_raw()?)
+            .map_err(|e| err("intersect_domain", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// `{ (x -> y) : y in set }`
+    pub fn intersect_range(&self, set: &Set) -> IslResult<Map> {
+        let raw = self
+            .copy_raw()?
+            .intersect_range(set.copy_raw()?)
+            .map_err(|e| err("intersect_range", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// `{ f(x) -> y : (x -> y) in self }` for the relation `f`.
+    pub fn apply_domain(&self, f: &Map) -> IslResult<Map> {
+        let raw = self
+            .copy_raw()?
+            .apply_domain(f.copy_raw()?)
+            .map_err(|e| err("apply_domain", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// `{ x -> f(y) : (x -> y) in self }` for the relation `f`.
+    pub fn apply_range(&self, f: &Map) -> IslResult<Map> {
+        let raw = self
+            .copy_raw()?
+            .apply_range(f.copy_raw()?)
+            .map_err(|e| err("apply_range", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// `{ y - x : (x -> y) in self }`
+    pub fn deltas(&self) -> IslResult<Set> {
+        let raw = self.copy_raw()?.deltas().map_err(|e| err("deltas", e))?;
+        Ok(Set {
+            raw,
+            ctx: self.ctx.clone(),
+        })
+    }
+
+    /// The set of pairs `[x -> y]`.
+    pub fn wrapped(&self) -> IslResult<Set> {
+        let raw = self.copy_raw()?.wrap().map_err(|e| err("wrap", e))?;
+        Ok(Set {
+            raw,
+            ctx: self.ctx.clone(),
+        })
+    }
+
+    /// For `[A -> B] -> [C -> D]`, the relation `A -> C` (drops the access tags).
+    pub fn untagged(&self) -> IslResult<Map> {
+        let raw = self
+            .copy_raw()?
+            .domain_factor_domain()
+            .and_then(|m| m.range_factor_domain())
+            .map_err(|e| err("untag", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// For `[A -> B] -> [C -> D]`, the names of `A`, `B`, `C`, `D`.
+    pub fn tagged_names(&self) -> IslResult<[String; 4]> {
+        let space = self.raw.get_space().map_err(|e| err("get_space", e))?;
+        let side = |s: isl_rs::Space| -> IslResult<(String, String)> {
+            let inner = s.unwrap().map_err(|e| err("unwrap", e))?;
+            let a = inner
+                .get_tuple_name(DimType::In)
+                .map_err(|e| err("tuple name", e))?
+                .to_string();
+            let b = inner
+                .get_tuple_name(DimType::Out)
+                .map_err(|e| err("tuple name", e))?
+                .to_string();
+            Ok((a, b))
+        };
+        let domain = space
+            .copy()
+            .and_then(|s| s.domain())
+            .map_err(|e| err("domain space", e))?;
+        let range = space.range().map_err(|e| err("range space", e))?;
+        let (a, b) = side(domain)?;
+        let (c, d) = side(range)?;
+        Ok([a, b, c, d])
+    }
+}
+
+impl fmt::Display for Map {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.raw.to_str().unwrap_or("<isl error>"))
+    }
+}
+
+impl UnionMap {
+    pub fn parse(ctx: &Ctx, text: &str) -> IslResult<UnionMap> {
+        let raw = IslUnionMap::read_from_str(ctx.raw(), text)
+            .map_err(|e| err(&format!("cannot read union map `{text}`"), e))?;
+        Ok(UnionMap {
+            raw,
+            ctx: ctx.clone(),
+        })
+    }
+
+    /// The union of maps given as isl texts (an empty union for none).
+    pub fn parse_all<'a>(
+        ctx: &Ctx,
+        texts: impl IntoIterator<Item = &'a str>,
+    ) -> IslResult<UnionMap> {
+        let mut all = UnionMap::parse(ctx, "{ }")?;
+        for t in texts {
+            let one = UnionMap::parse(ctx, t)?;
+            let raw = all.raw.union(one.raw).map_err(|e| err("union", e))?;
+            all = UnionMap {
+                raw,
+                ctx: ctx.clone(),
+            };
+        }
+        Ok(all)
+    }
+
+    fn copy_raw(&self) -> IslResult<IslUnionMap> {
+        self.raw.copy().map_err(|e| err("copy", e))
+    }
+
+    /// The maps of the union, one per pair of tuple names.
+    pub fn maps(&self) -> IslResult<Vec<Map>> {
+        let list = self
+            .raw
+            .get_map_list()
+            .map_err(|e| err("get_map_list", e))?;
+        let n = list.n_map().map_err(|e| err("n_map", e))?;
+        (0..n)
+            .map(|k| {
+                let raw = list.get_at(k).map_err(|e| err("get_at", e))?;
+                Ok(Map {
+                    raw,
+                    ctx: self.ctx.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for UnionMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.raw.to_str().unwrap_or("<isl error>"))
+    }
+}
+
+/// Which kind of sources a flow computation takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sources {
+    /// Must-sources: each sink gets only its last source (value-based).
+    Must,
+    /// May-sources: each sink gets every earlier source (memory-based).
+    May,
+}
+
+/// isl's dataflow analysis (`isl_union_access_info_compute_flow`): for each sink access, the
+/// source accesses it depends on under `schedule`. Returns the dependence relation from
+/// source instances to sink instances (in the spaces of the maps given, tags included).
+pub fn compute_flow(
+    sinks: &UnionMap,
+    sources: &UnionMap,
+    kind: Sources,
+    schedule: &UnionMap,
+) -> IslResult<UnionMap> {
+    let info = UnionAccessInfo::from_sink(sinks.copy_raw()?).map_err(|e| err("from_sink", e))?;
+    let info = match kind {
+        Sources::Must => info.set_must_source(sources.copy_raw()?),
+        Sources::May => info.set_may_source(sources.copy_raw()?),
+    }
+    .map_err(|e| err("set_source", e))?;
+    let info = info
+        .set_schedule_map(schedule.copy_raw()?)
+        .map_err(|e| err("set_schedule_map", e))?;
+    let flow = info.compute_flow().map_err(|e| err("compute_flow", e))?;
+    let raw = match kind {
+        Sources::Must => flow.get_must_dependence(),
+        Sources::May => flow.get_may_dependence(),
+    }
+    .map_err(|e| err("get_dependence", e))?;
+    Ok(UnionMap {
+        raw,
+        ctx: sinks.ctx.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_and_samples() {
+        let ctx = Ctx::new();
+        let s = Set::parse(
+            &ctx,
+            "[N] -> { S[i, j] : 0 <= i < N and 0 <= j <= i and N = 4 }",
+        )
+        .unwrap();
+        assert!(!s.is_empty().unwrap());
+        let p = s.sample().unwrap().unwrap();
+        assert_eq!(p.params, vec![("N".to_string(), 4)]);
+        assert_eq!(p.coordinates.len(), 2);
+        assert_eq!(
+            s.dim_range(0).unwrap(),
+            (Bound::Finite(0), Bound::Finite(3))
+        );
+        let open = Set::parse(&ctx, "[N] -> { [d] : d >= 1 }").unwrap();
+        assert_eq!(
+            open.dim_range(0).unwrap(),
+            (Bound::Finite(1), Bound::Infinite)
+        );
+    }
+
+    #[test]
+    fn errors_are_values_not_output() {
+        let ctx = Ctx::new();
+        assert!(Set::parse(&ctx, "{ S[i] : i >= }").is_err());
+        // The context still works after an error.
+        assert!(Set::parse(&ctx, "{ S[i] : i >= 0 }").is_ok());
+    }
+
+    #[test]
+    fn value_based_flow() {
+        let ctx = Ctx::new();
+        // for i: a[i] = a[i-1]: each read depends on the previous iteration's write.
+        let w = UnionMap::parse(&ctx, "{ [S[i] -> W[]] -> a[i] : 0 <= i < 10 }").unwrap();
+        let r = UnionMap::parse(&ctx, "{ [S[i] -> R[]] -> a[i - 1] : 0 <= i < 10 }").unwrap();
+        let sched =
+            UnionMap::parse(&ctx, "{ [S[i] -> W[]] -> [i]; [S[i] -> R[]] -> [i] }").unwrap();
+        let dep = compute_flow(&r, &w, Sources::Must, &sched).unwrap();
+        let maps = dep.maps().unwrap();
+        assert_eq!(maps.len(), 1);
+        assert_eq!(
+            maps[0].tagged_names().unwrap(),
+            ["S", "W", "S", "R"].map(String::from)
+        );
+        let d = maps[0].untagged().unwrap().deltas().unwrap();
+        assert_eq!(
+            d.dim_range(0).unwrap(),
+            (Bound::Finite(1), Bound::Finite(1))
+        );
+    }
+}

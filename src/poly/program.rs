@@ -1,0 +1,295 @@
+//! The polyhedral program: arrays, the loop tree, statements with their iteration domains,
+//! accesses and original (2d+1) schedule. Domains and accesses are kept as exact affine
+//! data ([`Cond`], [`PwAff`]) and handed to isl as text by the builders here.
+
+use super::affine::{isl_name, Aff, Cond, PwAff};
+use crate::diag::Span;
+use crate::frontend::ast::{ExprId, ScalarType};
+use crate::frontend::Unit;
+
+pub type ArrayId = usize;
+pub type LoopId = usize;
+pub type StatementId = usize;
+pub type AccessId = usize;
+
+/// Where an array (or scalar, an array of rank 0) comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrayKind {
+    /// A parameter of the function, or for a scop region a declaration outside it.
+    Outside,
+    /// Declared inside the compiled code, outside every loop.
+    Local,
+    /// A scalar declared inside loops: each iteration of those loops has its own copy, so
+    /// it is modelled as an array indexed by their indices (the loops, outermost first).
+    Private { loops: Vec<LoopId> },
+}
+
+#[derive(Clone, Debug)]
+pub struct Array {
+    pub name: String,
+    pub elem: ScalarType,
+    /// One extent per dimension; `None` for an unsized first dimension (`float A[][N]`).
+    pub extents: Vec<Option<Aff>>,
+    /// The dimensions as written (`[N][N]`).
+    pub dims_text: String,
+    pub kind: ArrayKind,
+    /// The declaration.
+    pub span: Span,
+    pub is_const: bool,
+    /// The declaration has an initializer.
+    pub initialized: bool,
+}
+
+impl Array {
+    pub fn rank(&self) -> usize {
+        match &self.kind {
+            ArrayKind::Private { loops } => loops.len(),
+            _ => self.extents.len(),
+        }
+    }
+
+    pub fn is_scalar(&self) -> bool {
+        self.extents.is_empty()
+    }
+}
+
+/// A `for` loop of the source.
+#[derive(Clone, Debug)]
+pub struct Loop {
+    pub iterator: String,
+    pub parent: Option<LoopId>,
+    /// 1 for an outermost loop.
+    pub depth: usize,
+    /// The `for` keyword.
+    pub keyword: Span,
+    pub line: usize,
+    /// The constant step (negative for a loop that counts down).
+    pub step: i64,
+    /// The iteration range for people: `0 <= i < N`.
+    pub bounds: String,
+    /// Its place among its siblings (the constant schedule dimension before it).
+    pub position: usize,
+}
+
+/// A reduction operator of an update `x op= e`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReductionOp {
+    Add,
+    Mul,
+    Min,
+    Max,
+}
+
+impl ReductionOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            ReductionOp::Add => "+",
+            ReductionOp::Mul => "*",
+            ReductionOp::Min => "min",
+            ReductionOp::Max => "max",
+        }
+    }
+}
+
+/// A statement of the form `x = x op e` (or `x op= e`): the read of `x` that it updates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Update {
+    pub op: ReductionOp,
+    pub read: AccessId,
+}
+
+/// What a statement computes.
+#[derive(Clone, Debug)]
+pub enum StatementKind {
+    /// An assignment expression (`=`, `op=`, `++`, `--`).
+    Assign(ExprId),
+    /// A scalar declaration's initializer: `float s = value;`.
+    Init { value: ExprId },
+}
+
+/// One element of a 2d+1 schedule vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduleDim {
+    /// The position among siblings.
+    Position(usize),
+    /// A loop's index; `reversed` for a loop that counts down.
+    Loop { id: LoopId, reversed: bool },
+}
+
+/// A statement instance set with its accesses.
+#[derive(Clone, Debug)]
+pub struct Statement {
+    /// `S0`, `S1`, ... in textual order.
+    pub name: String,
+    pub kind: StatementKind,
+    pub span: Span,
+    pub line: usize,
+    /// The statement's text, white space folded.
+    pub text: String,
+    /// The enclosing loops, outermost first.
+    pub loops: Vec<LoopId>,
+    /// The iteration domain: the loop bounds and `if` conditions around the statement.
+    pub domain: Cond,
+    /// The original schedule, 2d+1 form (positions and loop indices alternating).
+    pub schedule: Vec<ScheduleDim>,
+    pub write: AccessId,
+    /// Reads in evaluation order (for `x += e`, the read of `x` first).
+    pub reads: Vec<AccessId>,
+    pub update: Option<Update>,
+}
+
+/// One array reference of a statement.
+#[derive(Clone, Debug)]
+pub struct Access {
+    pub statement: StatementId,
+    pub array: ArrayId,
+    pub is_write: bool,
+    /// One per dimension of the array (for a private scalar, its loops' indices).
+    pub subscripts: Vec<PwAff>,
+    pub span: Span,
+    /// The reference as written, e.g. `A[i][k]`.
+    pub text: String,
+}
+
+/// A lowered unit.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub unit: Unit,
+    /// Integer parameters kept symbolic (isl parameters), in order of declaration.
+    pub params: Vec<String>,
+    pub arrays: Vec<Array>,
+    pub loops: Vec<Loop>,
+    pub statements: Vec<Statement>,
+    pub accesses: Vec<Access>,
+}
+
+impl Program {
+    /// The deepest loop nesting.
+    pub fn max_depth(&self) -> usize {
+        self.loops.iter().map(|l| l.depth).max().unwrap_or(0)
+    }
+
+    /// `[N, M] -> ` (or nothing without parameters): the prefix of every isl text.
+    pub fn params_prefix(&self) -> String {
+        if self.params.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = self.params.iter().map(|p| isl_name(p)).collect();
+            format!("[{}] -> ", names.join(", "))
+        }
+    }
+
+    /// `S0[i, j]`
+    pub fn instance_tuple(&self, s: StatementId) -> String {
+        let st = &self.statements[s];
+        let names: Vec<String> = st
+            .loops
+            .iter()
+            .map(|l| isl_name(&self.loops[*l].iterator))
+            .collect();
+        format!("{}[{}]", st.name, names.join(", "))
+    }
+
+    /// The iteration domain as isl text: `[N] -> { S0[i, j] : ... }`.
+    pub fn domain_text(&self, s: StatementId) -> String {
+        format!(
+            "{}{{ {} : {} }}",
+            self.params_prefix(),
+            self.instance_tuple(s),
+            self.statements[s].domain
+        )
+    }
+
+    /// The access relation as isl text, restricted to the statement's domain; `tagged`
+    /// puts the access's name in the domain (`[S0[i] -> R3[]] -> A[...]`), as isl's flow
+    /// analysis needs to tell references apart.
+    pub fn access_text(&self, a: AccessId, tagged: bool) -> String {
+        let access = &self.accesses[a];
+        let st = &self.statements[access.statement];
+        let outs: Vec<String> = (0..access.subscripts.len())
+            .map(|k| format!("__o{k}"))
+            .collect();
+        let mut conds = vec![format!("{}", st.domain)];
+        for (k, sub) in access.subscripts.iter().enumerate() {
+            conds.push(sub.equals_text(&outs[k]));
+        }
+        format!(
+            "{}{{ {} -> {}[{}] : {} }}",
+            self.params_prefix(),
+            self.tagged_instance(a, tagged),
+            isl_name(&self.arrays[access.array].name),
+            outs.join(", "),
+            conds.join(" and ")
+        )
+    }
+
+    /// The name isl gives access `a` in tagged relations.
+    pub fn access_tag(a: AccessId) -> String {
+        format!("R{a}")
+    }
+
+    fn tagged_instance(&self, a: AccessId, tagged: bool) -> String {
+        let tuple = self.instance_tuple(self.accesses[a].statement);
+        if tagged {
+            format!("[{tuple} -> {}[]]", Program::access_tag(a))
+        } else {
+            tuple
+        }
+    }
+
+    /// The schedule of the statement of access `a` (tagged with `a` or not), padded with
+    /// zeros to the program's 2d+1 width.
+    pub fn schedule_text(&self, s: StatementId, tag: Option<AccessId>) -> String {
+        let width = 2 * self.max_depth() + 1;
+        let st = &self.statements[s];
+        let mut dims: Vec<String> = st
+            .schedule
+            .iter()
+            .map(|d| match d {
+                ScheduleDim::Position(p) => p.to_string(),
+                ScheduleDim::Loop { id, reversed } => {
+                    let name = isl_name(&self.loops[*id].iterator);
+                    if *reversed {
+                        format!("-{name}")
+                    } else {
+                        name
+                    }
+                }
+            })
+            .collect();
+        dims.resize(width, "0".to_string());
+        let domain = match tag {
+            Some(a) => self.tagged_instance(a, true),
+            None => self.instance_tuple(s),
+        };
+        format!(
+            "{}{{ {} -> [{}] }}",
+            self.params_prefix(),
+            domain,
+            dims.join(", ")
+        )
+    }
+
+    /// The loops shared by two statements (outermost first).
+    pub fn common_loops(&self, a: StatementId, b: StatementId) -> Vec<LoopId> {
+        self.statements[a]
+            .loops
+            .iter()
+            .zip(&self.statements[b].loops)
+            .take_while(|(x, y)| x == y)
+            .map(|(x, _)| *x)
+            .collect()
+    }
+
+    /// Whether loop `inner` is `outer` or nested in it.
+    pub fn loop_within(&self, inner: LoopId, outer: LoopId) -> bool {
+        let mut l = Some(inner);
+        while let Some(id) = l {
+            if id == outer {
+                return true;
+            }
+            l = self.loops[id].parent;
+        }
+        false
+    }
+}
