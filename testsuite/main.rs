@@ -1,1 +1,12 @@
+//! gpucc's testsuite. Inputs are files under `testsuite/<stage>/`; expected outputs are
+//! insta snapshots under `testsuite/<stage>/snapshots/`, written on purpose
+//! (`INSTA_UPDATE=always cargo test`, then review the diff) and never by CI.
+//!
+//! A case file may start with `// gpucc-args: ...`: the options gpucc runs it with.
 
+mod cli_cases;
+mod deps_cases;
+mod frontend_cases;
+mod hand_checked;
+mod harness;
+mod robustness;

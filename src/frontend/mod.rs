@@ -230,7 +230,7 @@ impl UnitReader<'_> {
             })
             .collect();
         let f = scop.function.map(|k| &self.outline.functions[k]);
-        let params = self.outside_declarations(f, scop.begin, &used, &mut ast)?;
+        let params = self.outside_declarations(f, scop.begin, &tokens, &used, &mut ast)?;
         check_nesting(self.source, &ast)?;
         Ok(Unit {
             source: self.source,
@@ -254,6 +254,7 @@ impl UnitReader<'_> {
         &self,
         function: Option<&FunctionOutline>,
         region_start: usize,
+        region: &[Token],
         used: &HashSet<&str>,
         ast: &mut Ast,
     ) -> Result<Vec<Param>, Diagnostic> {
@@ -287,6 +288,13 @@ impl UnitReader<'_> {
             let Some(expanded) = self.expand(chunk).ok().filter(|t| starts_declaration(t)) else {
                 continue;
             };
+            if let Some(d) = self.pointer_declaration(&expanded, &names) {
+                for n in names {
+                    found.remove(&n);
+                    refused.insert(n, d.clone());
+                }
+                continue;
+            }
             let parsed = check_tokens(self.source, &expanded).and_then(|()| match kind {
                 ChunkKind::Param => parser::parse_params(self.source, &expanded, ast),
                 ChunkKind::Declaration => parser::parse_declaration(self.source, &expanded, ast)
@@ -327,11 +335,38 @@ impl UnitReader<'_> {
             .filter(|(n, _)| !declared_inside.contains(n))
             .min_by_key(|(_, d)| d.primary_span().map(|(_, s)| s.start))
         {
+            let first_use = region
+                .iter()
+                .find(|t| matches!(&t.tok, Tok::Ident(n) if *n == name))
+                .map(|t| t.span);
+            let d = match first_use {
+                Some(span) => d.with_secondary(self.source, span, format!("`{name}` is used here")),
+                None => d,
+            };
             return Err(d.with_note(format!(
-                "the `#pragma scop` region uses `{name}`, declared here"
+                "the `#pragma scop` region uses `{name}`, whose declaration gpucc cannot read"
             )));
         }
         Ok(params)
+    }
+
+    /// A declaration that makes one of `names` a pointer (`double *A`, `double (*A)[N]`).
+    fn pointer_declaration(&self, tokens: &[Token], names: &[String]) -> Option<Diagnostic> {
+        let depth = |k: usize| {
+            tokens[..k].iter().fold(0i32, |d, t| match t.tok {
+                Tok::Punct("(" | "[" | "{") => d + 1,
+                Tok::Punct(")" | "]" | "}") => d - 1,
+                _ => d,
+            })
+        };
+        tokens.windows(2).enumerate().find_map(|(k, w)| match (&w[0].tok, &w[1].tok) {
+            (Tok::Punct("*"), Tok::Ident(n)) if names.contains(n) && depth(k) <= 1 => Some(
+                Diagnostic::error(self.source, w[1].span, format!("`{n}` is declared as a pointer"))
+                    .with_label("gpucc needs arrays with known dimensions")
+                    .with_hint(format!("declare `{n}` as an array (`double {n}[N][M]`), for example as a global or a function parameter")),
+            ),
+            _ => None,
+        })
     }
 
     /// The tokens of a unit, ready for the parser: directives dropped (conditionals and

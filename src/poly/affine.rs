@@ -36,9 +36,25 @@ pub struct Aff {
     pub constant: i64,
 }
 
-/// Arithmetic left the range of 64-bit integers.
+/// Arithmetic left the range of 64-bit integers, or a value split into more than
+/// [`MAX_PIECES`] cases (nested `min`/`max`/`?:`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Overflow;
+pub struct TooLarge;
+
+/// The most cases a piecewise value may have; deeper nests of `min`, `max` and `?:` are
+/// refused rather than analysed in exponential time.
+pub const MAX_PIECES: usize = 64;
+
+/// The most disjuncts a condition may expand to (see [`Cond::disjuncts`]).
+pub const MAX_DISJUNCTS: u64 = 4096;
+
+fn check_pieces(n: usize) -> Result<(), TooLarge> {
+    if n > MAX_PIECES {
+        Err(TooLarge)
+    } else {
+        Ok(())
+    }
+}
 
 impl Aff {
     pub fn constant(c: i64) -> Aff {
@@ -58,34 +74,34 @@ impl Aff {
         self.terms.is_empty().then_some(self.constant)
     }
 
-    pub fn add(&self, other: &Aff) -> Result<Aff, Overflow> {
+    pub fn add(&self, other: &Aff) -> Result<Aff, TooLarge> {
         let mut out = self.clone();
         for (atom, c) in &other.terms {
             let entry = out.terms.entry(atom.clone()).or_insert(0);
-            *entry = entry.checked_add(*c).ok_or(Overflow)?;
+            *entry = entry.checked_add(*c).ok_or(TooLarge)?;
             if *entry == 0 {
                 out.terms.remove(atom);
             }
         }
-        out.constant = out.constant.checked_add(other.constant).ok_or(Overflow)?;
+        out.constant = out.constant.checked_add(other.constant).ok_or(TooLarge)?;
         Ok(out)
     }
 
-    pub fn scale(&self, k: i64) -> Result<Aff, Overflow> {
+    pub fn scale(&self, k: i64) -> Result<Aff, TooLarge> {
         if k == 0 {
             return Ok(Aff::constant(0));
         }
         let mut terms = BTreeMap::new();
         for (atom, c) in &self.terms {
-            terms.insert(atom.clone(), c.checked_mul(k).ok_or(Overflow)?);
+            terms.insert(atom.clone(), c.checked_mul(k).ok_or(TooLarge)?);
         }
         Ok(Aff {
             terms,
-            constant: self.constant.checked_mul(k).ok_or(Overflow)?,
+            constant: self.constant.checked_mul(k).ok_or(TooLarge)?,
         })
     }
 
-    pub fn sub(&self, other: &Aff) -> Result<Aff, Overflow> {
+    pub fn sub(&self, other: &Aff) -> Result<Aff, TooLarge> {
         self.add(&other.scale(-1)?)
     }
 
@@ -219,16 +235,16 @@ pub enum Cond {
 
 impl Cond {
     /// `a <= b`
-    pub fn le(a: &Aff, b: &Aff) -> Result<Cond, Overflow> {
+    pub fn le(a: &Aff, b: &Aff) -> Result<Cond, TooLarge> {
         Ok(Cond::NonNeg(b.sub(a)?))
     }
 
     /// `a < b`
-    pub fn lt(a: &Aff, b: &Aff) -> Result<Cond, Overflow> {
+    pub fn lt(a: &Aff, b: &Aff) -> Result<Cond, TooLarge> {
         Ok(Cond::NonNeg(b.sub(a)?.add(&Aff::constant(-1))?))
     }
 
-    pub fn eq(a: &Aff, b: &Aff) -> Result<Cond, Overflow> {
+    pub fn eq(a: &Aff, b: &Aff) -> Result<Cond, TooLarge> {
         Ok(Cond::Zero(a.sub(b)?))
     }
 
@@ -265,7 +281,7 @@ impl Cond {
     }
 
     /// The negation, with the negation pushed down to the comparisons.
-    pub fn negate(&self) -> Result<Cond, Overflow> {
+    pub fn negate(&self) -> Result<Cond, TooLarge> {
         Ok(match self {
             Cond::True => Cond::False,
             Cond::False => Cond::True,
@@ -289,6 +305,22 @@ impl Cond {
                 out
             }
         })
+    }
+
+    /// How many conjunctions the formula has in disjunctive normal form (saturating): isl
+    /// works in that form, so a condition with too many is refused before isl sees it.
+    pub fn disjuncts(&self) -> u64 {
+        match self {
+            Cond::Or(cs) => cs
+                .iter()
+                .map(|c| c.disjuncts())
+                .fold(0u64, |a, b| a.saturating_add(b)),
+            Cond::And(cs) => cs
+                .iter()
+                .map(|c| c.disjuncts())
+                .fold(1u64, |a, b| a.saturating_mul(b)),
+            _ => 1,
+        }
     }
 
     /// Every comparison in the formula.
@@ -370,8 +402,9 @@ impl PwAff {
     pub fn combine(
         &self,
         other: &PwAff,
-        op: impl Fn(&Aff, &Aff) -> Result<Aff, Overflow>,
-    ) -> Result<PwAff, Overflow> {
+        op: impl Fn(&Aff, &Aff) -> Result<Aff, TooLarge>,
+    ) -> Result<PwAff, TooLarge> {
+        check_pieces(self.pieces.len() * other.pieces.len())?;
         let mut pieces = Vec::new();
         for (c1, a1) in &self.pieces {
             for (c2, a2) in &other.pieces {
@@ -384,7 +417,7 @@ impl PwAff {
         Ok(PwAff { pieces })
     }
 
-    pub fn map(&self, op: impl Fn(&Aff) -> Result<Aff, Overflow>) -> Result<PwAff, Overflow> {
+    pub fn map(&self, op: impl Fn(&Aff) -> Result<Aff, TooLarge>) -> Result<PwAff, TooLarge> {
         let pieces = self
             .pieces
             .iter()
@@ -394,7 +427,8 @@ impl PwAff {
     }
 
     /// `cond ? self : other`
-    pub fn select(cond: &Cond, then: &PwAff, otherwise: &PwAff) -> Result<PwAff, Overflow> {
+    pub fn select(cond: &Cond, then: &PwAff, otherwise: &PwAff) -> Result<PwAff, TooLarge> {
+        check_pieces(then.pieces.len() + otherwise.pieces.len())?;
         let not = cond.negate()?;
         let mut pieces = Vec::new();
         for (c, a) in &then.pieces {
@@ -411,8 +445,9 @@ impl PwAff {
     pub fn compare(
         &self,
         other: &PwAff,
-        cmp: impl Fn(&Aff, &Aff) -> Result<Cond, Overflow>,
-    ) -> Result<Cond, Overflow> {
+        cmp: impl Fn(&Aff, &Aff) -> Result<Cond, TooLarge>,
+    ) -> Result<Cond, TooLarge> {
+        check_pieces(self.pieces.len() * other.pieces.len())?;
         let mut out = Cond::False;
         for (c1, a1) in &self.pieces {
             for (c2, a2) in &other.pieces {
@@ -504,9 +539,9 @@ mod tests {
     fn overflow_is_reported() {
         assert_eq!(
             Aff::constant(i64::MAX).add(&Aff::constant(1)),
-            Err(Overflow)
+            Err(TooLarge)
         );
-        assert_eq!(i().scale(i64::MAX).unwrap().scale(2), Err(Overflow));
+        assert_eq!(i().scale(i64::MAX).unwrap().scale(2), Err(TooLarge));
     }
 
     #[test]

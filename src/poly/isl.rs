@@ -353,6 +353,16 @@ impl Map {
         })
     }
 
+    /// Simplified (redundant constraints removed, disjuncts merged where possible).
+    pub fn simplify(&self) -> IslResult<Map> {
+        let raw = self
+            .copy_raw()?
+            .coalesce()
+            .and_then(|m| m.remove_redundancies())
+            .map_err(|e| err("simplify", e))?;
+        Ok(self.wrap(raw))
+    }
+
     /// For `[A -> B] -> [C -> D]`, the relation `A -> C` (drops the access tags).
     pub fn untagged(&self) -> IslResult<Map> {
         let raw = self

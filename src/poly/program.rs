@@ -206,13 +206,22 @@ impl Program {
     pub fn access_text(&self, a: AccessId, tagged: bool) -> String {
         let access = &self.accesses[a];
         let st = &self.statements[access.statement];
-        let outs: Vec<String> = (0..access.subscripts.len())
-            .map(|k| format!("__o{k}"))
-            .collect();
         let mut conds = vec![format!("{}", st.domain)];
-        for (k, sub) in access.subscripts.iter().enumerate() {
-            conds.push(sub.equals_text(&outs[k]));
-        }
+        // Plain affine subscripts go in the tuple (isl then prints `A[i, j + 1]`);
+        // piecewise ones are constraints on named output dimensions.
+        let affine: Option<Vec<&Aff>> = access.subscripts.iter().map(|s| s.as_aff()).collect();
+        let outs: Vec<String> = match affine {
+            Some(affs) => affs.iter().map(|a| a.to_string()).collect(),
+            None => {
+                let outs: Vec<String> = (0..access.subscripts.len())
+                    .map(|k| format!("__o{k}"))
+                    .collect();
+                for (k, sub) in access.subscripts.iter().enumerate() {
+                    conds.push(sub.equals_text(&outs[k]));
+                }
+                outs
+            }
+        };
         format!(
             "{}{{ {} -> {}[{}] : {} }}",
             self.params_prefix(),

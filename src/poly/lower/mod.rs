@@ -3,11 +3,15 @@
 //! accesses and schedule, and refuses (with the construct named and pointed at) what is not
 //! affine: `A[i*j]`, `A[idx[i]]`, bounds that depend on data, unknown functions.
 
-use super::affine::{Aff, Cond, Overflow, PwAff, Var};
-use super::program::*;
+mod affine_expr;
+mod loops;
+
 use crate::diag::{Diagnostic, Diagnostics, SourceFile, SourceId, Span};
 use crate::frontend::ast::*;
 use crate::frontend::Unit;
+use crate::poly::affine::{Aff, Cond, PwAff, TooLarge, Var};
+use crate::poly::program::*;
+use affine_expr::{AffError, NotAffine};
 use std::collections::{HashMap, HashSet};
 
 /// `<math.h>` functions (and CUDA's `min`/`max`) that compiled code may call, with their
@@ -140,28 +144,6 @@ enum Binding {
     /// An array or a scalar variable.
     Array(ArrayId),
 }
-
-/// Why an expression is not (quasi-)affine.
-#[derive(Clone, Debug)]
-enum NotAffine {
-    Indirect(String),
-    Data(String),
-    Product,
-    DivisionByVariable,
-    DivisionByZero,
-    Float,
-    Call(String),
-    Undeclared(String),
-    Overflow,
-    Other(&'static str),
-}
-
-struct AffError {
-    span: Span,
-    why: NotAffine,
-}
-
-type AffResult<T> = Result<T, AffError>;
 
 struct Lowerer<'a> {
     file: &'a SourceFile,
@@ -320,12 +302,27 @@ impl Lowerer<'_> {
             );
             return None;
         }
+        // The dimensions as written, unless a macro wrote the whole declarator
+        // (`POLYBENCH_2D(A, M, N, m, n)`): then their values.
         let dims_text = d
             .dims
             .iter()
-            .map(|dim| match dim {
-                Dim::Unsized(_) => "[]".to_string(),
-                Dim::Sized(e) => format!("[{}]", self.snippet(self.expr(*e).span)),
+            .zip(&extents)
+            .map(|(dim, extent)| match (dim, extent) {
+                (Dim::Sized(e), Some(value)) => {
+                    let span = self.expr(*e).span;
+                    let from_same_macro =
+                        span.start <= d.name_span.start && d.name_span.end <= span.end;
+                    format!(
+                        "[{}]",
+                        if from_same_macro {
+                            value.to_string()
+                        } else {
+                            self.snippet(span)
+                        }
+                    )
+                }
+                _ => "[]".to_string(),
             })
             .collect();
         self.arrays.push(Array {
@@ -462,10 +459,10 @@ impl Lowerer<'_> {
                             self.stmt(*e);
                             self.scopes.pop();
                         }
-                        Err(Overflow) => self.diags.push(self.affine_error(
+                        Err(TooLarge) => self.diags.push(self.affine_error(
                             AffError {
                                 span: self.expr(*cond).span,
-                                why: NotAffine::Overflow,
+                                why: NotAffine::TooLarge,
                             },
                             "`if` condition",
                         )),
@@ -497,6 +494,29 @@ impl Lowerer<'_> {
                 return;
             }
         };
+        let disjuncts = self.guard.disjuncts()
+            + self.accesses[first_access..]
+                .iter()
+                .flat_map(|a| &a.subscripts)
+                .map(|s| s.pieces.len() as u64)
+                .sum::<u64>();
+        if disjuncts > super::affine::MAX_DISJUNCTS {
+            self.accesses.truncate(first_access);
+            self.diags.push(
+                self.error(
+                    span,
+                    "the conditions around this statement are too complex to analyse",
+                )
+                .with_note(format!(
+                    "they expand to more than {} cases",
+                    super::affine::MAX_DISJUNCTS
+                ))
+                .with_hint(
+                    "simplify the loop bounds and `if` conditions (fewer `||`, `min`, `max`, `?:`)",
+                ),
+            );
+            return;
+        }
         let depth = self.loop_stack.len();
         let position = self.next_position[depth];
         self.next_position[depth] += 1;
@@ -617,315 +637,6 @@ impl Lowerer<'_> {
     fn same_location(&self, a: AccessId, b: AccessId) -> bool {
         let (x, y) = (&self.accesses[a], &self.accesses[b]);
         x.array == y.array && x.subscripts == y.subscripts
-    }
-
-    // ------------------------------------------------------------ loops
-
-    fn for_loop(&mut self, f: &ForStmt) {
-        match self.loop_header(f) {
-            Ok((iterator, step, bounds, loop_cond)) => {
-                let depth = self.loop_stack.len();
-                let position = self.next_position[depth];
-                self.next_position[depth] += 1;
-                let id = self.loops.len();
-                self.loops.push(Loop {
-                    iterator: iterator.clone(),
-                    parent: self.loop_stack.last().copied(),
-                    depth: depth + 1,
-                    keyword: f.keyword,
-                    line: self.file.line(f.keyword.start),
-                    step,
-                    bounds,
-                    position,
-                });
-                let saved = self.guard.clone();
-                self.guard = saved.clone().and(loop_cond);
-                self.scopes.push(HashMap::new());
-                self.bind(&iterator, Binding::Index(id));
-                self.loop_stack.push(id);
-                self.next_position.push(0);
-                self.stmt(f.body);
-                self.next_position.pop();
-                self.loop_stack.pop();
-                self.scopes.pop();
-                self.guard = saved;
-            }
-            Err(d) => self.diags.push(d),
-        }
-    }
-
-    /// Reads `for (init; cond; step)`: the index, the step, the bounds text, and the
-    /// condition on the index that the loop's iterations satisfy.
-    fn loop_header(&mut self, f: &ForStmt) -> Result<(String, i64, String, Cond), Diagnostic> {
-        let hint = "write the loop as `for (int i = lower; i < upper; i++)` (or `+= step`), with affine bounds";
-        // The index and its first value.
-        let (name, name_span, first, ty) = match &f.init {
-            ForInit::Decl(d) => match d.declarators.as_slice() {
-                [Declarator {
-                    name,
-                    name_span,
-                    dims,
-                    init: Some(Init::Expr(v)),
-                }] if dims.is_empty() => (name.clone(), *name_span, *v, d.spec.ty),
-                _ => {
-                    return Err(self
-                        .error(d.span, "unsupported loop initialization")
-                        .with_label("declare one integer index with its first value")
-                        .with_hint(hint))
-                }
-            },
-            ForInit::Expr(e) => match &self.expr(*e).kind {
-                ExprKind::Assign {
-                    op: AssignOp::Set,
-                    target,
-                    value,
-                } => match &self.expr(*target).kind {
-                    ExprKind::Name(n) => {
-                        let ty = match self.lookup(n) {
-                            Some(Binding::Array(a)) if self.arrays[a].is_scalar() => {
-                                Some(self.arrays[a].elem)
-                            }
-                            Some(Binding::Index(_)) => {
-                                return Err(self
-                                    .error(
-                                        self.expr(*target).span,
-                                        format!("`{n}` is already the index of an enclosing loop"),
-                                    )
-                                    .with_hint("give each loop of a nest its own index"))
-                            }
-                            None => {
-                                return Err(self
-                                    .error(
-                                        self.expr(*target).span,
-                                        format!("`{n}` is not declared"),
-                                    )
-                                    .with_hint(format!(
-                                        "declare the index in the loop: `for (int {n} = ...`"
-                                    )))
-                            }
-                            _ => {
-                                return Err(self
-                                    .error(
-                                        self.expr(*target).span,
-                                        format!("`{n}` cannot be a loop index"),
-                                    )
-                                    .with_hint("use a local integer variable as the loop index"))
-                            }
-                        };
-                        (n.clone(), self.expr(*target).span, *value, ty)
-                    }
-                    _ => {
-                        return Err(self
-                            .error(self.expr(*e).span, "unsupported loop initialization")
-                            .with_hint(hint))
-                    }
-                },
-                _ => {
-                    return Err(self
-                        .error(self.expr(*e).span, "unsupported loop initialization")
-                        .with_hint(hint))
-                }
-            },
-            ForInit::None => {
-                return Err(self
-                    .error(f.keyword, "this `for` loop does not initialize its index")
-                    .with_hint(hint))
-            }
-        };
-        match ty {
-            Some(t) if t.is_integer() => {}
-            _ => {
-                return Err(self
-                    .error(
-                        name_span,
-                        format!("the loop index `{name}` is not an integer"),
-                    )
-                    .with_hint("loop indices must be `int` (or `long`)"))
-            }
-        }
-        if matches!(self.lookup(&name), Some(Binding::Index(_))) {
-            return Err(self
-                .error(
-                    name_span,
-                    format!("`{name}` is already the index of an enclosing loop"),
-                )
-                .with_hint("give each loop of a nest its own index"));
-        }
-        if self.params.contains(&name) {
-            return Err(self
-                .error(
-                    name_span,
-                    format!("the loop index `{name}` has the name of a parameter"),
-                )
-                .with_hint("rename the loop index"));
-        }
-        // The step.
-        let step_expr = f.step.ok_or_else(|| {
-            self.error(f.keyword, "this `for` loop has no step")
-                .with_hint(hint)
-        })?;
-        let step = self.loop_step(step_expr, &name).ok_or_else(|| {
-            self.error(
-                self.expr(step_expr).span,
-                format!("unsupported step for the loop index `{name}`"),
-            )
-            .with_label("expected `i++`, `i--`, `i += c` or `i -= c` with a constant `c`")
-            .with_hint(hint)
-        })?;
-        if step < 0 && matches!(ty, Some(ScalarType::UInt | ScalarType::ULong)) {
-            return Err(self.error(name_span, format!("the unsigned index `{name}` counts down"))
-                .with_hint("use a signed index for a loop that counts down; `i >= 0` is always true for unsigned `i`"));
-        }
-        let first_pw = self
-            .pw(first)
-            .map_err(|e| self.affine_error(e, "loop bound"))?;
-        // The condition, with the index bound.
-        let cond_expr = f.cond.ok_or_else(|| {
-            self.error(
-                f.keyword,
-                format!("this `for` loop has no condition bounding `{name}`"),
-            )
-            .with_hint(hint)
-        })?;
-        let id = self.loops.len();
-        self.scopes.push(HashMap::new());
-        self.bind(&name, Binding::Index(id));
-        let cond = self.cond(cond_expr);
-        self.scopes.pop();
-        let cond = cond.map_err(|e| self.affine_error(e, "loop bound"))?;
-        let index = Var::Index(name.clone());
-        let mut atoms = Vec::new();
-        cond.atoms(&mut atoms);
-        for atom in &atoms {
-            let bad = match atom {
-                Cond::Zero(a) => a.involves(&index),
-                Cond::NonNeg(a) => {
-                    let (c, in_div) = a.coefficient(&index);
-                    in_div || (step > 0 && c > 0) || (step < 0 && c < 0)
-                }
-                _ => false,
-            };
-            if bad {
-                let bound = if step > 0 { "upper" } else { "lower" };
-                return Err(self.error(self.expr(cond_expr).span, format!("unsupported loop condition for `{name}`"))
-                    .with_label(format!("this must be an {bound} bound on `{name}`"))
-                    .with_hint(format!("write the condition as `{name} < upper` (or `<=`, `min(...)`, `&&` of such bounds){}",
-                        if step < 0 { "; for a loop that counts down, `i >= lower`" } else { "" })));
-            }
-        }
-        // Where the loop starts, and its stride.
-        let ov = |_| {
-            self.affine_error(
-                AffError {
-                    span: self.expr(first).span,
-                    why: NotAffine::Overflow,
-                },
-                "loop bound",
-            )
-        };
-        let index_aff = Aff::var(index.clone());
-        let mut start = Cond::False;
-        for (c, a) in &first_pw.pieces {
-            let mut piece = c.clone().and(if step > 0 {
-                Cond::le(a, &index_aff).map_err(ov)?
-            } else {
-                Cond::le(&index_aff, a).map_err(ov)?
-            });
-            if step.abs() > 1 {
-                // (i - first) mod |step| = 0
-                let diff = index_aff.sub(a).map_err(ov)?;
-                let rem = diff
-                    .sub(&diff.floor_div(step.abs()).scale(step.abs()).map_err(ov)?)
-                    .map_err(ov)?;
-                piece = piece.and(Cond::Zero(rem));
-            }
-            start = start.or(piece);
-        }
-        let bounds = self.bounds_text(&name, first, cond_expr, step);
-        Ok((name, step, bounds, start.and(cond)))
-    }
-
-    /// The constant step of `i++`, `i -= 2`, `i = i + 4`, ...
-    fn loop_step(&mut self, e: ExprId, name: &str) -> Option<i64> {
-        let is_index =
-            |l: &Self, x: ExprId| matches!(&l.expr(x).kind, ExprKind::Name(n) if n == name);
-        let constant = |l: &mut Self, x: ExprId| l.pw(x).ok().and_then(|p| p.as_constant());
-        let step = match self.expr(e).kind.clone() {
-            ExprKind::Step { op, target, .. } if is_index(self, target) => match op {
-                StepOp::Increment => 1,
-                StepOp::Decrement => -1,
-            },
-            ExprKind::Assign {
-                op: AssignOp::Compound(op),
-                target,
-                value,
-            } if is_index(self, target) => {
-                let c = constant(self, value)?;
-                match op {
-                    BinaryOp::Add => c,
-                    BinaryOp::Sub => c.checked_neg()?,
-                    _ => return None,
-                }
-            }
-            ExprKind::Assign {
-                op: AssignOp::Set,
-                target,
-                value,
-            } if is_index(self, target) => match self.expr(value).kind.clone() {
-                ExprKind::Binary {
-                    op: BinaryOp::Add,
-                    lhs,
-                    rhs,
-                } if is_index(self, lhs) => constant(self, rhs)?,
-                ExprKind::Binary {
-                    op: BinaryOp::Add,
-                    lhs,
-                    rhs,
-                } if is_index(self, rhs) => constant(self, lhs)?,
-                ExprKind::Binary {
-                    op: BinaryOp::Sub,
-                    lhs,
-                    rhs,
-                } if is_index(self, lhs) => constant(self, rhs)?.checked_neg()?,
-                _ => return None,
-            },
-            _ => return None,
-        };
-        (step != 0).then_some(step)
-    }
-
-    /// `0 <= i < N`, `0 <= i <= min(N, M)`, or the header's text when it has another form.
-    fn bounds_text(&self, name: &str, first: ExprId, cond: ExprId, step: i64) -> String {
-        let first_text = self.snippet(self.expr(first).span);
-        let step_text = if step.abs() == 1 {
-            String::new()
-        } else {
-            format!(", step {step}")
-        };
-        if let ExprKind::Binary { op, lhs, rhs } = &self.expr(cond).kind {
-            if matches!(&self.expr(*lhs).kind, ExprKind::Name(n) if n == name) {
-                let rhs_text = self.snippet(self.expr(*rhs).span);
-                let text = match (op, step > 0) {
-                    (BinaryOp::Lt | BinaryOp::Le, true) => Some(format!(
-                        "{first_text} <= {name} {} {rhs_text}",
-                        op.c_spelling()
-                    )),
-                    (BinaryOp::Gt | BinaryOp::Ge, false) => Some(format!(
-                        "{first_text} >= {name} {} {rhs_text}",
-                        op.c_spelling()
-                    )),
-                    _ => None,
-                };
-                if let Some(t) = text {
-                    return t + &step_text;
-                }
-            }
-        }
-        let rel = if step > 0 { "<=" } else { ">=" };
-        format!(
-            "{first_text} {rel} {name}, while {}{step_text}",
-            self.snippet(self.expr(cond).span)
-        )
     }
 
     // ------------------------------------------------------------ accesses
@@ -1115,294 +826,5 @@ impl Lowerer<'_> {
         self.error(span, format!("call of unknown function `{name}`"))
             .with_label("not a <math.h> function")
             .with_hint("compiled code may call only <math.h> functions (and `min`/`max`); write the computation inline, or make it a macro")
-    }
-
-    // ------------------------------------------------------------ affine expressions
-
-    /// The (quasi-)affine value of an integer expression over loop indices and parameters.
-    fn pw(&mut self, e: ExprId) -> AffResult<PwAff> {
-        let expr = self.expr(e).clone();
-        let span = expr.span;
-        let fail = |why| AffError { span, why };
-        let ov = |_: Overflow| AffError {
-            span,
-            why: NotAffine::Overflow,
-        };
-        Ok(match &expr.kind {
-            ExprKind::Int(v) => PwAff::from_aff(Aff::constant(*v)),
-            ExprKind::Float(_) => return Err(fail(NotAffine::Float)),
-            ExprKind::Name(n) => match self.lookup(n) {
-                Some(Binding::Index(l)) => PwAff::from_aff(Aff::var(Var::Index(
-                    self.loops
-                        .get(l)
-                        .map(|l| l.iterator.clone())
-                        .unwrap_or(n.clone()),
-                ))),
-                Some(Binding::Param) => {
-                    self.used_params.insert(n.clone());
-                    PwAff::from_aff(Aff::var(Var::Param(n.clone())))
-                }
-                Some(Binding::Array(_)) => return Err(fail(NotAffine::Data(n.clone()))),
-                None => return Err(fail(NotAffine::Undeclared(n.clone()))),
-            },
-            ExprKind::Index { .. } => {
-                let mut base = e;
-                while let ExprKind::Index { base: b, .. } = &self.expr(base).kind {
-                    base = *b;
-                }
-                let name = match &self.expr(base).kind {
-                    ExprKind::Name(n) => n.clone(),
-                    _ => "?".into(),
-                };
-                return Err(fail(NotAffine::Indirect(name)));
-            }
-            ExprKind::Call { name, args, .. }
-                if args.len() == 2
-                    && (AFFINE_MIN.contains(&name.as_str())
-                        || AFFINE_MAX.contains(&name.as_str())) =>
-            {
-                let a = self.pw(args[0])?;
-                let b = self.pw(args[1])?;
-                let a_first = if AFFINE_MIN.contains(&name.as_str()) {
-                    a.compare(&b, Cond::le).map_err(ov)?
-                } else {
-                    b.compare(&a, Cond::le).map_err(ov)?
-                };
-                PwAff::select(&a_first, &a, &b).map_err(ov)?
-            }
-            ExprKind::Call { name, .. } => return Err(fail(NotAffine::Call(name.clone()))),
-            ExprKind::Unary { op, operand } => match op {
-                UnaryOp::Plus => self.pw(*operand)?,
-                UnaryOp::Neg => self.pw(*operand)?.map(|a| a.scale(-1)).map_err(ov)?,
-                UnaryOp::Not => {
-                    let c = self.cond(e)?;
-                    return self.bool_value(&c, span);
-                }
-                UnaryOp::BitNot => return Err(fail(NotAffine::Other("a bitwise operation"))),
-            },
-            ExprKind::Binary { op, lhs, rhs } => match op {
-                BinaryOp::Add => self
-                    .pw(*lhs)?
-                    .combine(&self.pw(*rhs)?, |a, b| a.add(b))
-                    .map_err(ov)?,
-                BinaryOp::Sub => self
-                    .pw(*lhs)?
-                    .combine(&self.pw(*rhs)?, |a, b| a.sub(b))
-                    .map_err(ov)?,
-                BinaryOp::Mul => {
-                    let (a, b) = (self.pw(*lhs)?, self.pw(*rhs)?);
-                    match (a.as_constant(), b.as_constant()) {
-                        (Some(c), _) => b.map(|x| x.scale(c)).map_err(ov)?,
-                        (_, Some(c)) => a.map(|x| x.scale(c)).map_err(ov)?,
-                        _ => return Err(fail(NotAffine::Product)),
-                    }
-                }
-                BinaryOp::Div | BinaryOp::Rem => {
-                    let a = self.pw(*lhs)?;
-                    let Some(d) = self.pw(*rhs)?.as_constant() else {
-                        return Err(fail(NotAffine::DivisionByVariable));
-                    };
-                    if d == 0 {
-                        return Err(fail(NotAffine::DivisionByZero));
-                    }
-                    truncating(&a, d, *op == BinaryOp::Rem).map_err(ov)?
-                }
-                BinaryOp::Shl | BinaryOp::Shr => {
-                    let a = self.pw(*lhs)?;
-                    match self.pw(*rhs)?.as_constant() {
-                        Some(k) if (0..62).contains(&k) => {
-                            if *op == BinaryOp::Shl {
-                                a.map(|x| x.scale(1 << k)).map_err(ov)?
-                            } else {
-                                a.map(|x| Ok(x.floor_div(1 << k))).map_err(ov)?
-                            }
-                        }
-                        _ => {
-                            return Err(fail(NotAffine::Other("a shift by a non-constant amount")))
-                        }
-                    }
-                }
-                BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => {
-                    return Err(fail(NotAffine::Other("a bitwise operation")))
-                }
-                _ => {
-                    let c = self.cond(e)?;
-                    return self.bool_value(&c, span);
-                }
-            },
-            ExprKind::Conditional {
-                cond,
-                then_value,
-                else_value,
-            } => {
-                let c = self.cond(*cond)?;
-                let (t, f) = (self.pw(*then_value)?, self.pw(*else_value)?);
-                PwAff::select(&c, &t, &f).map_err(ov)?
-            }
-            ExprKind::Cast { ty, operand } => {
-                if !ty.is_integer() {
-                    return Err(fail(NotAffine::Float));
-                }
-                self.pw(*operand)?
-            }
-            ExprKind::Assign { .. } | ExprKind::Step { .. } => {
-                return Err(fail(NotAffine::Other("an assignment")))
-            }
-        })
-    }
-
-    /// A condition as a value: 1 where it holds, 0 elsewhere.
-    fn bool_value(&self, c: &Cond, span: Span) -> AffResult<PwAff> {
-        PwAff::select(
-            c,
-            &PwAff::from_aff(Aff::constant(1)),
-            &PwAff::from_aff(Aff::constant(0)),
-        )
-        .map_err(|_| AffError {
-            span,
-            why: NotAffine::Overflow,
-        })
-    }
-
-    /// An affine condition.
-    fn cond(&mut self, e: ExprId) -> AffResult<Cond> {
-        let expr = self.expr(e).clone();
-        let ov = |_: Overflow| AffError {
-            span: expr.span,
-            why: NotAffine::Overflow,
-        };
-        match &expr.kind {
-            ExprKind::Binary {
-                op: BinaryOp::And,
-                lhs,
-                rhs,
-            } => Ok(self.cond(*lhs)?.and(self.cond(*rhs)?)),
-            ExprKind::Binary {
-                op: BinaryOp::Or,
-                lhs,
-                rhs,
-            } => Ok(self.cond(*lhs)?.or(self.cond(*rhs)?)),
-            ExprKind::Unary {
-                op: UnaryOp::Not,
-                operand,
-            } => self.cond(*operand)?.negate().map_err(ov),
-            ExprKind::Binary { op, lhs, rhs }
-                if matches!(
-                    op,
-                    BinaryOp::Lt
-                        | BinaryOp::Le
-                        | BinaryOp::Gt
-                        | BinaryOp::Ge
-                        | BinaryOp::Eq
-                        | BinaryOp::Ne
-                ) =>
-            {
-                let (a, b) = (self.pw(*lhs)?, self.pw(*rhs)?);
-                match op {
-                    BinaryOp::Lt => a.compare(&b, Cond::lt),
-                    BinaryOp::Le => a.compare(&b, Cond::le),
-                    BinaryOp::Gt => b.compare(&a, Cond::lt),
-                    BinaryOp::Ge => b.compare(&a, Cond::le),
-                    BinaryOp::Eq => a.compare(&b, Cond::eq),
-                    _ => a.compare(&b, |x, y| Ok(Cond::lt(x, y)?.or(Cond::lt(y, x)?))),
-                }
-                .map_err(ov)
-            }
-            _ => {
-                let v = self.pw(e)?;
-                v.compare(&PwAff::from_aff(Aff::constant(0)), |x, y| {
-                    Ok(Cond::lt(x, y)?.or(Cond::lt(y, x)?))
-                })
-                .map_err(ov)
-            }
-        }
-    }
-
-    /// The diagnostic for an expression that must be affine in `context`.
-    fn affine_error(&self, err: AffError, context: &str) -> Diagnostic {
-        let text = self.snippet(err.span);
-        let general = "gpucc needs affine expressions here: sums of loop indices and integer parameters times constants (with `/`, `%` by constants, `min`, `max`, `?:`)";
-        let (message, hint) = match err.why {
-            NotAffine::Indirect(array) => (
-                format!("indirect {context}: `{text}` reads the array `{array}`"),
-                "indirect accesses (like `A[idx[i]]`) cannot be analysed; gpucc compiles loops whose subscripts and bounds are affine".to_string(),
-            ),
-            NotAffine::Data(name) => (
-                format!("{context} depends on `{name}`, a variable that holds data"),
-                format!("{general}; a variable assigned in the code is data, not a parameter"),
-            ),
-            NotAffine::Product => (
-                format!("non-affine {context}: `{text}` multiplies two values that are not constants"),
-                general.to_string(),
-            ),
-            NotAffine::DivisionByVariable => (
-                format!("non-affine {context}: `{text}` divides by a value that is not a constant"),
-                general.to_string(),
-            ),
-            NotAffine::DivisionByZero => (format!("division by zero in a {context}"), "check the divisor".to_string()),
-            NotAffine::Float => (
-                format!("{context} `{text}` is not an integer"),
-                "subscripts, bounds and conditions are integer expressions".to_string(),
-            ),
-            NotAffine::Call(name) => {
-                return self.unknown_function(&name, err.span).with_note(format!("`{name}` is used in a {context}, which must be affine"));
-            }
-            NotAffine::Undeclared(name) => return self.undeclared(&name, err.span),
-            NotAffine::Overflow => (
-                format!("{context} `{text}` overflows 64-bit integers"),
-                "use smaller constants".to_string(),
-            ),
-            NotAffine::Other(what) => (format!("non-affine {context}: `{text}` uses {what}"), general.to_string()),
-        };
-        self.error(err.span, message).with_hint(hint)
-    }
-}
-
-/// C's truncating `a / d` (or `a % d`) for a constant `d != 0`, exact for negative values.
-fn truncating(a: &PwAff, d: i64, remainder: bool) -> Result<PwAff, Overflow> {
-    let m = d.checked_abs().ok_or(Overflow)?;
-    let zero = Aff::constant(0);
-    let mut pieces = Vec::new();
-    for (c, x) in &a.pieces {
-        if let Some(v) = x.as_constant() {
-            let q = if remainder {
-                v.checked_rem(d)
-            } else {
-                v.checked_div(d)
-            }
-            .ok_or(Overflow)?;
-            pieces.push((c.clone(), Aff::constant(q)));
-            continue;
-        }
-        // x >= 0: floor(x / m); x < 0: -floor(-x / m); then the sign of d.
-        let nonneg = c.clone().and(Cond::le(&zero, x)?);
-        let neg = c.clone().and(Cond::lt(x, &zero)?);
-        for (cond, q) in [
-            (nonneg, x.floor_div(m)),
-            (neg, x.scale(-1)?.floor_div(m).scale(-1)?),
-        ] {
-            let q = if d < 0 { q.scale(-1)? } else { q };
-            let value = if remainder { x.sub(&q.scale(d)?)? } else { q };
-            pieces.push((cond, value));
-        }
-    }
-    Ok(PwAff { pieces })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn truncating_division_matches_c() {
-        let i = PwAff::from_aff(Aff::var(Var::Index("i".into())));
-        for d in [3i64, -3, 2, 7] {
-            let q = truncating(&i, d, false).unwrap();
-            let r = truncating(&i, d, true).unwrap();
-            for v in -10..=10i64 {
-                assert_eq!(q.eval(&|_| v), Some(v / d), "{v} / {d}");
-                assert_eq!(r.eval(&|_| v), Some(v % d), "{v} % {d}");
-            }
-        }
     }
 }

@@ -1,0 +1,76 @@
+//! The command line as a user meets it: the real binary, its exit codes and messages.
+
+use std::process::Command;
+
+fn gpucc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpucc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the gpucc binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn help_and_version_exit_zero() {
+    let (code, out, _) = gpucc(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("deps"), "{out}");
+    let (code, out, _) = gpucc(&["--version"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(env!("CARGO_PKG_VERSION")), "{out}");
+    let (code, out, _) = gpucc(&["deps", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("--json") && out.contains("--function"),
+        "{out}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    assert_eq!(gpucc(&[]).0, 2);
+    assert_eq!(gpucc(&["deps"]).0, 2);
+    assert_eq!(gpucc(&["frobnicate"]).0, 2);
+    let (code, _, err) = gpucc(&["deps", "testsuite/deps/dot.c", "-D", "1N=3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a macro name"), "{err}");
+}
+
+#[test]
+fn user_errors_exit_one_with_a_located_diagnostic() {
+    let (code, out, err) = gpucc(&["deps", "testsuite/frontend/reject/while_loop.c"]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("testsuite/frontend/reject/while_loop.c:4:3"),
+        "{err}"
+    );
+    let (code, _, err) = gpucc(&["deps", "no/such/file.c"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot read"), "{err}");
+}
+
+#[test]
+fn success_exits_zero_and_prints_the_report() {
+    let (code, out, err) = gpucc(&["deps", "testsuite/deps/matmul_ijk.c"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("reduction (+ on C)"), "{out}");
+    let (code, out, _) = gpucc(&["deps", "testsuite/deps/matmul_ijk.c", "--json"]);
+    assert_eq!(code, 0);
+    assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok());
+}
+
+#[test]
+fn define_overrides_the_files_define() {
+    // matmul_ijk.c says `#define N 128`; -D N=8 wins, and the bounds use it.
+    let (code, out, _) = gpucc(&["deps", "testsuite/deps/matmul_ijk.c", "--json", "-D", "N=8"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let domain = v["statements"][0]["domain"].as_str().unwrap();
+    assert!(domain.contains("<= 7"), "{domain}");
+}

@@ -1,0 +1,10 @@
+// Matrix product C += A * B in loop order ijk.
+#define N 128
+
+void matmul_ijk(float A[N][N], float B[N][N], float C[N][N])
+{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      for (int k = 0; k < N; k++)
+        C[i][j] += A[i][k] * B[k][j];
+}

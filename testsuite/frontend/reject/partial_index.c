@@ -1,0 +1,5 @@
+void f(float A[10][10], float B[10])
+{
+  for (int i = 0; i < 10; i++)
+    B[i] = A[i];
+}

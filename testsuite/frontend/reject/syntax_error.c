@@ -1,0 +1,5 @@
+void f(float A[10])
+{
+  for (int i = 0; i < 10; i++)
+    A[i] = (A[i] + 1;
+}
