@@ -162,6 +162,9 @@ fn analyze(input: &InputArgs) -> Result<Analysis, (SourceMap, Diagnostics)> {
             Err(d) => diags.extend(d),
         }
     }
+    if let Some(note) = parsed.macro_source.note() {
+        diags.iter_mut().for_each(|d| d.notes.push(note.clone()));
+    }
     if diags.is_empty() {
         Ok(Analysis {
             sources,

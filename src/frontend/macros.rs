@@ -25,13 +25,26 @@ pub struct MacroTable {
     macros: HashMap<String, Macro>,
 }
 
-/// Where the macro table came from, for a note in `--explain`-style output.
+/// Where the macro table came from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MacroSource {
     SystemPreprocessor,
-    /// The preprocessor could not run or failed (the message says why); the file's own
-    /// `#define` lines are used.
-    FileOnly(String),
+    /// Only the file's own `#define` lines: the system preprocessor was not asked.
+    FileOnly,
+    /// Only the file's own `#define` lines: the system preprocessor failed (why).
+    PreprocessorFailed(String),
+}
+
+impl MacroSource {
+    /// A note for diagnostics when macros from headers may be missing.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            MacroSource::PreprocessorFailed(why) => Some(format!(
+                "the C preprocessor failed ({why}), so macros from headers are unknown; pass -I DIR for missing headers"
+            )),
+            _ => None,
+        }
+    }
 }
 
 impl MacroTable {
@@ -131,11 +144,11 @@ pub fn collect(
                 }
                 MacroSource::SystemPreprocessor
             }
-            Err(why) => MacroSource::FileOnly(why),
+            Err(why) => MacroSource::PreprocessorFailed(why),
         },
-        _ => MacroSource::FileOnly("the system preprocessor was not used".into()),
+        _ => MacroSource::FileOnly,
     };
-    if let MacroSource::FileOnly(_) = source {
+    if source != MacroSource::SystemPreprocessor {
         for t in file_tokens {
             if let Tok::Directive(d) = &t.tok {
                 table.add_directive(d);

@@ -113,7 +113,12 @@ pub fn parse(
         outline: &outline,
         macros: &macros,
     };
-    let units = reader.units(file, options)?;
+    let units = reader.units(file, options).map_err(|mut diags| {
+        if let Some(note) = macro_source.note() {
+            diags.iter_mut().for_each(|d| d.notes.push(note.clone()));
+        }
+        diags
+    })?;
     Ok(ParsedFile {
         units,
         macros,
@@ -275,24 +280,26 @@ impl UnitReader<'_> {
             }
         }
         for (chunk, kind) in chunks {
-            let names: Vec<String> = chunk
-                .iter()
-                .filter_map(|t| match &t.tok {
-                    Tok::Ident(n) if used.contains(n.as_str()) => Some(n.clone()),
-                    _ => None,
-                })
+            let Some(expanded) = self.expand(chunk).ok().filter(|t| starts_declaration(t)) else {
+                continue;
+            };
+            let names: Vec<(String, usize)> = declared_names(&expanded)
+                .into_iter()
+                .filter(|(n, _)| used.contains(n.as_str()))
                 .collect();
             if names.is_empty() {
                 continue;
             }
-            let Some(expanded) = self.expand(chunk).ok().filter(|t| starts_declaration(t)) else {
-                continue;
+            let refuse = |d: Diagnostic,
+                          found: &mut HashMap<String, Param>,
+                          refused: &mut HashMap<String, Diagnostic>| {
+                for (n, _) in &names {
+                    found.remove(n);
+                    refused.insert(n.clone(), d.clone());
+                }
             };
             if let Some(d) = self.pointer_declaration(&expanded, &names) {
-                for n in names {
-                    found.remove(&n);
-                    refused.insert(n, d.clone());
-                }
+                refuse(d, &mut found, &mut refused);
                 continue;
             }
             let parsed = check_tokens(self.source, &expanded).and_then(|()| match kind {
@@ -317,12 +324,7 @@ impl UnitReader<'_> {
                         }
                     }
                 }
-                Err(d) => {
-                    for n in names {
-                        found.remove(&n);
-                        refused.insert(n, d.clone());
-                    }
-                }
+                Err(d) => refuse(d, &mut found, &mut refused),
             }
         }
         let mut params: Vec<Param> = found.into_values().collect();
@@ -350,22 +352,19 @@ impl UnitReader<'_> {
         Ok(params)
     }
 
-    /// A declaration that makes one of `names` a pointer (`double *A`, `double (*A)[N]`).
-    fn pointer_declaration(&self, tokens: &[Token], names: &[String]) -> Option<Diagnostic> {
-        let depth = |k: usize| {
-            tokens[..k].iter().fold(0i32, |d, t| match t.tok {
-                Tok::Punct("(" | "[" | "{") => d + 1,
-                Tok::Punct(")" | "]" | "}") => d - 1,
-                _ => d,
-            })
-        };
-        tokens.windows(2).enumerate().find_map(|(k, w)| match (&w[0].tok, &w[1].tok) {
-            (Tok::Punct("*"), Tok::Ident(n)) if names.contains(n) && depth(k) <= 1 => Some(
-                Diagnostic::error(self.source, w[1].span, format!("`{n}` is declared as a pointer"))
-                    .with_label("gpucc needs arrays with known dimensions")
-                    .with_hint(format!("declare `{n}` as an array (`double {n}[N][M]`), for example as a global or a function parameter")),
-            ),
-            _ => None,
+    /// A declaration that makes one of `names` (declared names with their token index) a
+    /// pointer: `double *A`, `double (*A)[N]`.
+    fn pointer_declaration(
+        &self,
+        tokens: &[Token],
+        names: &[(String, usize)],
+    ) -> Option<Diagnostic> {
+        names.iter().find(|(_, k)| *k > 0 && tokens[k - 1].tok == Tok::Punct("*")).map(|(n, k)| {
+            Diagnostic::error(self.source, tokens[*k].span, format!("`{n}` is declared as a pointer"))
+                .with_label("gpucc needs arrays with known dimensions")
+                .with_hint(format!(
+                    "declare `{n}` as an array (`double {n}[N][M]`), for example as a global or a function parameter"
+                ))
         })
     }
 
@@ -463,6 +462,26 @@ fn starts_declaration(tokens: &[Token]) -> bool {
                 | "auto"
         ))
     )
+}
+
+/// The names a declaration declares, with their token indices: identifiers outside
+/// brackets, braces and initializers (`A` and `n` in `double A[N][M], n = 2 * m;`).
+fn declared_names(tokens: &[Token]) -> Vec<(String, usize)> {
+    let (mut brackets, mut parens, mut in_initializer) = (0i32, 0i32, false);
+    let mut names = Vec::new();
+    for (k, t) in tokens.iter().enumerate() {
+        match &t.tok {
+            Tok::Punct("[" | "{") => brackets += 1,
+            Tok::Punct("]" | "}") => brackets -= 1,
+            Tok::Punct("(") => parens += 1,
+            Tok::Punct(")") => parens -= 1,
+            Tok::Punct("=") if brackets == 0 && parens == 0 => in_initializer = true,
+            Tok::Punct(",") if brackets == 0 && parens == 0 => in_initializer = false,
+            Tok::Ident(n) if brackets == 0 && !in_initializer => names.push((n.clone(), k)),
+            _ => {}
+        }
+    }
+    names
 }
 
 /// Splits tokens at `sep` outside parentheses, brackets and braces.
