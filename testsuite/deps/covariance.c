@@ -2,6 +2,7 @@
 // Whole program: covariance of M variables over N observations, PolyBench style
 // (its macros come from a header; the kernel is a #pragma scop region).
 #include <stdio.h>
+#include <stdlib.h>
 #include "mini_polybench.h"
 
 #define M 80
@@ -36,11 +37,18 @@ static void kernel_covariance(int m, int n, DATA_TYPE float_n,
 
 int main(void)
 {
-  static DATA_TYPE data[N][M], cov[M][M], mean[M];
+  DATA_TYPE (*data)[M] = malloc(sizeof(DATA_TYPE[N][M]));
+  DATA_TYPE (*cov)[M] = malloc(sizeof(DATA_TYPE[M][M]));
+  DATA_TYPE *mean = malloc(sizeof(DATA_TYPE[M]));
+  if (!data || !cov || !mean)
+    return 1;
   for (int i = 0; i < N; i++)
     for (int j = 0; j < M; j++)
       data[i][j] = (DATA_TYPE)(i * j) / M;
   kernel_covariance(M, N, (DATA_TYPE)N, data, cov, mean);
   printf("%f\n", cov[1][2]);
+  free(data);
+  free(cov);
+  free(mean);
   return 0;
 }
