@@ -57,7 +57,7 @@ impl Ctx {
         Ctx(Rc::new(CtxInner(ctx)))
     }
 
-    fn raw(&self) -> &Context {
+    pub(super) fn raw(&self) -> &Context {
         &self.0 .0
     }
 }
@@ -123,6 +123,11 @@ impl Set {
 
     fn copy_raw(&self) -> IslResult<IslSet> {
         self.raw.copy().map_err(|e| err("copy", e))
+    }
+
+    /// A new isl-rs handle to the same set, for the raw calls of [`super::astbuild`].
+    pub(super) fn raw_copy(&self) -> IslResult<IslSet> {
+        self.copy_raw()
     }
 
     pub fn is_empty(&self) -> IslResult<bool> {
@@ -434,6 +439,11 @@ impl UnionMap {
 
     fn copy_raw(&self) -> IslResult<IslUnionMap> {
         self.raw.copy().map_err(|e| err("copy", e))
+    }
+
+    /// A new isl-rs handle to the same union map, for the raw calls of [`super::astbuild`].
+    pub(super) fn raw_copy(&self) -> IslResult<IslUnionMap> {
+        self.copy_raw()
     }
 
     /// The maps of the union, one per pair of tuple names.

@@ -6,6 +6,7 @@
 //! as isl text.
 
 pub mod affine;
+pub mod astbuild;
 pub mod bounds;
 pub mod isl;
 mod lower;

@@ -1,0 +1,381 @@
+//! isl's AST generator (`isl_ast_build`), which isl-rs does not bind: the few functions
+//! gpucc needs are declared here (isl is linked statically by isl-rs) and wrapped so that
+//! the result is a plain Rust tree ([`AstNode`], [`AstExpr`]) that other stages can read
+//! without touching isl.
+
+use super::isl::{Ctx, IslError, IslResult, Set, UnionMap};
+use isl_rs::{ASTExpr, ASTExprOpType, ASTExprType, ASTNode, Context, LibISLError, PwAff};
+#[allow(non_camel_case_types)]
+type uintptr_t = usize;
+
+extern "C" {
+    fn isl_ast_build_from_context(set: uintptr_t) -> uintptr_t;
+    fn isl_ast_build_set_options(build: uintptr_t, options: uintptr_t) -> uintptr_t;
+    fn isl_ast_build_node_from_schedule_map(build: uintptr_t, schedule: uintptr_t) -> uintptr_t;
+    fn isl_ast_build_expr_from_pw_aff(build: uintptr_t, pa: uintptr_t) -> uintptr_t;
+    fn isl_ast_build_free(build: uintptr_t) -> uintptr_t;
+    // isl-rs 0.3.1 maps isl_ast_node_type off by one (isl numbers `for` 1, not 0, and a
+    // user node makes it panic), so the type is read here.
+    fn isl_ast_node_get_type(node: uintptr_t) -> i32;
+}
+
+/// `enum isl_ast_node_type` of isl 0.27 (`isl/ast_type.h`).
+fn node_type(node: &ASTNode) -> IslResult<NodeType> {
+    Ok(match unsafe { isl_ast_node_get_type(node.ptr) } {
+        1 => NodeType::For,
+        2 => NodeType::If,
+        3 => NodeType::Block,
+        4 => NodeType::Mark,
+        5 => NodeType::User,
+        other => {
+            return Err(IslError {
+                message: format!("isl AST generation: node of unknown type {other}"),
+                too_complex: false,
+            })
+        }
+    })
+}
+
+enum NodeType {
+    For,
+    If,
+    Block,
+    Mark,
+    User,
+}
+
+/// An operator of an [`AstExpr`], as isl's AST generator uses them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AstOp {
+    And,
+    Or,
+    Max,
+    Min,
+    Neg,
+    Add,
+    Sub,
+    Mul,
+    /// Exact division.
+    Div,
+    /// Floor of the quotient (`floord`).
+    FloorDiv,
+    /// Quotient of a non-negative dividend by a positive divisor (C `/`).
+    PosDiv,
+    /// Remainder of a non-negative dividend by a positive divisor (C `%`).
+    PosRem,
+    /// Remainder whose only use is comparison with zero (C `%`).
+    ZeroRem,
+    /// `a ? b : c`
+    Select,
+    Eq,
+    Le,
+    Lt,
+    Ge,
+    Gt,
+    /// A call `f(args)`: the first argument is the callee's name.
+    Call,
+}
+
+/// An expression of the generated AST: integers, identifiers (loop iterators and
+/// parameters) and operations.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AstExpr {
+    Int(i64),
+    Id(String),
+    Op(AstOp, Vec<AstExpr>),
+}
+
+/// A node of the generated AST.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AstNode {
+    /// `for (iterator = init; cond; iterator += inc) body`
+    For {
+        iterator: String,
+        init: AstExpr,
+        cond: AstExpr,
+        inc: AstExpr,
+        body: Vec<AstNode>,
+    },
+    If {
+        cond: AstExpr,
+        then_branch: Vec<AstNode>,
+        else_branch: Option<Vec<AstNode>>,
+    },
+    /// An instance of a statement: its name and the values of its iteration vector.
+    User {
+        statement: String,
+        args: Vec<AstExpr>,
+    },
+}
+
+fn err(what: &str, e: LibISLError) -> IslError {
+    let text = e.to_string();
+    IslError {
+        too_complex: text.contains("Quota"),
+        message: format!("isl AST generation: {what}: {text}"),
+    }
+}
+
+/// Checks the context's error state after a raw call that returned `ptr`.
+fn check(ctx: &Context, ptr: uintptr_t, what: &str) -> IslResult<uintptr_t> {
+    let e = ctx.last_error();
+    if ptr == 0 || e != isl_rs::Error::None_ {
+        let message = ctx.last_error_msg().to_string();
+        ctx.reset_error();
+        return Err(IslError {
+            too_complex: e == isl_rs::Error::Quota,
+            message: format!("isl AST generation: {what} failed: {message}"),
+        });
+    }
+    Ok(ptr)
+}
+
+/// An AST builder in a context (the constraints on the parameters that hold where the
+/// generated code runs), freed on drop.
+struct Build {
+    ptr: uintptr_t,
+}
+
+impl Drop for Build {
+    fn drop(&mut self) {
+        if self.ptr != 0 {
+            unsafe {
+                isl_ast_build_free(self.ptr);
+            }
+        }
+    }
+}
+
+impl Build {
+    fn new(ctx: &Ctx, context: &Set) -> IslResult<Build> {
+        let raw = ctx.raw();
+        let mut set = context.raw_copy()?;
+        set.do_not_free_on_drop();
+        let ptr = unsafe { isl_ast_build_from_context(set.ptr) };
+        Ok(Build {
+            ptr: check(raw, ptr, "isl_ast_build_from_context")?,
+        })
+    }
+
+    fn set_options(mut self, ctx: &Ctx, options: &UnionMap) -> IslResult<Build> {
+        let mut opts = options.raw_copy()?;
+        opts.do_not_free_on_drop();
+        let ptr = unsafe { isl_ast_build_set_options(self.ptr, opts.ptr) };
+        self.ptr = 0; // consumed by isl
+        Ok(Build {
+            ptr: check(ctx.raw(), ptr, "isl_ast_build_set_options")?,
+        })
+    }
+}
+
+/// Generates the AST that executes `schedule` (statement instances → time vectors, all
+/// time vectors in one space) in `context`; `options` are isl's AST build options
+/// (`{ [..] -> unroll[d] }`, ...).
+pub fn build_ast(
+    ctx: &Ctx,
+    context: &Set,
+    schedule: &UnionMap,
+    options: Option<&UnionMap>,
+) -> IslResult<Vec<AstNode>> {
+    let mut build = Build::new(ctx, context)?;
+    if let Some(o) = options {
+        build = build.set_options(ctx, o)?;
+    }
+    let mut sched = schedule.raw_copy()?;
+    sched.do_not_free_on_drop();
+    let ptr = unsafe { isl_ast_build_node_from_schedule_map(build.ptr, sched.ptr) };
+    let ptr = check(ctx.raw(), ptr, "isl_ast_build_node_from_schedule_map")?;
+    let node = ASTNode {
+        ptr,
+        should_free_on_drop: true,
+    };
+    convert_node(&node)
+}
+
+/// The expression isl writes for a piecewise affine value (`[N] -> { [(N + 15) / 16] }`)
+/// in `context`.
+pub fn expr_from_pw_aff(ctx: &Ctx, context: &Set, pw_aff: &str) -> IslResult<AstExpr> {
+    let build = Build::new(ctx, context)?;
+    let pa = PwAff::read_from_str(ctx.raw(), pw_aff)
+        .map_err(|e| err(&format!("cannot read `{pw_aff}`"), e))?;
+    let mut pa = pa;
+    pa.do_not_free_on_drop();
+    let ptr = unsafe { isl_ast_build_expr_from_pw_aff(build.ptr, pa.ptr) };
+    let ptr = check(ctx.raw(), ptr, "isl_ast_build_expr_from_pw_aff")?;
+    convert_expr(&ASTExpr {
+        ptr,
+        should_free_on_drop: true,
+    })
+}
+
+fn convert_node(node: &ASTNode) -> IslResult<Vec<AstNode>> {
+    Ok(match node_type(node)? {
+        NodeType::For => {
+            let iterator =
+                match convert_expr(&node.for_get_iterator().map_err(|e| err("iterator", e))?)? {
+                    AstExpr::Id(name) => name,
+                    other => {
+                        return Err(IslError {
+                            message: format!(
+                                "isl AST generation: a loop iterator is not a name: {other:?}"
+                            ),
+                            too_complex: false,
+                        })
+                    }
+                };
+            vec![AstNode::For {
+                iterator,
+                init: convert_expr(&node.for_get_init().map_err(|e| err("init", e))?)?,
+                cond: convert_expr(&node.for_get_cond().map_err(|e| err("cond", e))?)?,
+                inc: convert_expr(&node.for_get_inc().map_err(|e| err("inc", e))?)?,
+                body: convert_node(&node.for_get_body().map_err(|e| err("body", e))?)?,
+            }]
+        }
+        NodeType::If => {
+            let has_else = node.if_has_else_node().map_err(|e| err("has else", e))?;
+            vec![AstNode::If {
+                cond: convert_expr(&node.if_get_cond().map_err(|e| err("if cond", e))?)?,
+                then_branch: convert_node(&node.if_get_then_node().map_err(|e| err("then", e))?)?,
+                else_branch: if has_else {
+                    Some(convert_node(
+                        &node.if_get_else_node().map_err(|e| err("else", e))?,
+                    )?)
+                } else {
+                    None
+                },
+            }]
+        }
+        NodeType::Block => {
+            let list = node.block_get_children().map_err(|e| err("children", e))?;
+            let n = list.n_ast_node().map_err(|e| err("n children", e))?;
+            let mut out = Vec::new();
+            for k in 0..n {
+                out.extend(convert_node(&list.get_at(k).map_err(|e| err("child", e))?)?);
+            }
+            out
+        }
+        NodeType::Mark => convert_node(&node.mark_get_node().map_err(|e| err("mark", e))?)?,
+        NodeType::User => {
+            let call = convert_expr(&node.user_get_expr().map_err(|e| err("user expr", e))?)?;
+            match call {
+                AstExpr::Op(AstOp::Call, mut args) if !args.is_empty() => {
+                    let statement = match args.remove(0) {
+                        AstExpr::Id(name) => name,
+                        other => {
+                            return Err(IslError {
+                                message: format!(
+                                    "isl AST generation: a statement call names {other:?}"
+                                ),
+                                too_complex: false,
+                            })
+                        }
+                    };
+                    vec![AstNode::User { statement, args }]
+                }
+                other => {
+                    return Err(IslError {
+                        message: format!(
+                            "isl AST generation: a user node is not a call: {other:?}"
+                        ),
+                        too_complex: false,
+                    })
+                }
+            }
+        }
+    })
+}
+
+fn convert_expr(expr: &ASTExpr) -> IslResult<AstExpr> {
+    Ok(match expr.get_type().map_err(|e| err("expr type", e))? {
+        ASTExprType::Int => {
+            let v = expr.get_val().map_err(|e| err("int", e))?;
+            AstExpr::Int(v.get_num_si().map_err(|e| err("int value", e))?)
+        }
+        ASTExprType::Id => {
+            let id = expr.get_id().map_err(|e| err("id", e))?;
+            AstExpr::Id(id.get_name().map_err(|e| err("id name", e))?.to_string())
+        }
+        ASTExprType::Op => {
+            let op = match expr.get_op_type().map_err(|e| err("op type", e))? {
+                ASTExprOpType::And | ASTExprOpType::AndThen => AstOp::And,
+                ASTExprOpType::Or | ASTExprOpType::OrElse => AstOp::Or,
+                ASTExprOpType::Max => AstOp::Max,
+                ASTExprOpType::Min => AstOp::Min,
+                ASTExprOpType::Minus => AstOp::Neg,
+                ASTExprOpType::Add => AstOp::Add,
+                ASTExprOpType::Sub => AstOp::Sub,
+                ASTExprOpType::Mul => AstOp::Mul,
+                ASTExprOpType::Div => AstOp::Div,
+                ASTExprOpType::FdivQ => AstOp::FloorDiv,
+                ASTExprOpType::PdivQ => AstOp::PosDiv,
+                ASTExprOpType::PdivR => AstOp::PosRem,
+                ASTExprOpType::ZdivR => AstOp::ZeroRem,
+                ASTExprOpType::Cond | ASTExprOpType::Select => AstOp::Select,
+                ASTExprOpType::Eq => AstOp::Eq,
+                ASTExprOpType::Le => AstOp::Le,
+                ASTExprOpType::Lt => AstOp::Lt,
+                ASTExprOpType::Ge => AstOp::Ge,
+                ASTExprOpType::Gt => AstOp::Gt,
+                ASTExprOpType::Call => AstOp::Call,
+                other => {
+                    return Err(IslError {
+                        message: format!("isl AST generation: unexpected operator {other:?}"),
+                        too_complex: false,
+                    })
+                }
+            };
+            let n = expr.get_op_n_arg().map_err(|e| err("n args", e))?;
+            let args = (0..n)
+                .map(|k| convert_expr(&expr.get_op_arg(k).map_err(|e| err("arg", e))?))
+                .collect::<IslResult<Vec<_>>>()?;
+            AstExpr::Op(op, args)
+        }
+        ASTExprType::Error => {
+            return Err(IslError {
+                message: "isl AST generation: an erroneous expression".into(),
+                too_complex: false,
+            })
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiled_loop_nest() {
+        let ctx = Ctx::new();
+        let context = Set::parse(&ctx, "[N] -> { : N >= 1 }").unwrap();
+        let schedule =
+            UnionMap::parse(&ctx, "[N] -> { S0[i] -> [floor(i/16), i] : 0 <= i < N }").unwrap();
+        let ast = build_ast(&ctx, &context, &schedule, None).unwrap();
+        let AstNode::For { iterator, body, .. } = &ast[0] else {
+            panic!("{ast:?}")
+        };
+        assert_eq!(iterator, "c0");
+        let AstNode::For { body, .. } = &body[0] else {
+            panic!("{ast:?}")
+        };
+        match &body[0] {
+            AstNode::User { statement, args } => {
+                assert_eq!(statement, "S0");
+                assert_eq!(args, &vec![AstExpr::Id("c1".into())]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn unroll_option_and_pw_aff_expressions() {
+        let ctx = Ctx::new();
+        let context = Set::parse(&ctx, "{ : }").unwrap();
+        let schedule = UnionMap::parse(&ctx, "{ S0[i] -> [i] : 0 <= i < 3 }").unwrap();
+        let options = UnionMap::parse(&ctx, "{ [i] -> unroll[0] }").unwrap();
+        let ast = build_ast(&ctx, &context, &schedule, Some(&options)).unwrap();
+        assert_eq!(ast.len(), 3, "{ast:?}");
+        let context = Set::parse(&ctx, "[N] -> { : N >= 1 }").unwrap();
+        let e = expr_from_pw_aff(&ctx, &context, "[N] -> { [(floor((N - 1)/16) + 1)] }").unwrap();
+        assert!(matches!(e, AstExpr::Op(..)), "{e:?}");
+    }
+}
