@@ -10,7 +10,11 @@
 
 pub mod arena;
 pub mod cli;
+pub mod codegen;
+pub mod cuda;
 pub mod deps;
 pub mod diag;
 pub mod frontend;
 pub mod poly;
+pub mod recipe;
+pub mod transform;

@@ -4,8 +4,6 @@
 //! Exit codes: 0 success; 1 the input was refused (diagnostics printed); 2 a usage error
 //! (bad command line); 3 an internal error (a bug in gpucc).
 
-mod report;
-
 use crate::deps::{self, Dependences};
 use crate::diag::{self, Diagnostic, Diagnostics, Severity, SourceFile, SourceMap};
 use crate::frontend::{self, FrontendOptions};
@@ -20,6 +18,8 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_INTERNAL: i32 = 3;
 
 /// gpucc: a polyhedral compiler from sequential C loop nests to CUDA.
+///
+/// `gpucc FILE.c --recipe R.lua -o OUT.cu` compiles (the `compile` command is the default).
 #[derive(Parser, Debug)]
 #[command(name = "gpucc", version, about, long_about = None)]
 struct Cli {
@@ -29,9 +29,26 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Compile C to CUDA with a recipe (the default command: `gpucc FILE.c --recipe R.lua`).
+    Compile(CompileArgs),
     /// Show the loops (parallel, reduction or sequential), statements and dependences of
     /// the code gpucc would compile.
     Deps(DepsArgs),
+}
+
+#[derive(Args, Debug)]
+struct CompileArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The recipe: the loop transformations to apply (see recipes/README.md).
+    #[arg(long, value_name = "R.lua")]
+    recipe: Option<PathBuf>,
+    /// Give a recipe parameter a value (`-P TI=32`).
+    #[arg(short = 'P', value_name = "NAME=VALUE", value_parser = parse_define)]
+    param: Vec<(String, String)>,
+    /// Where to write the CUDA file (default: the input with the extension `.cu`).
+    #[arg(short = 'o', value_name = "OUT.cu")]
+    output: Option<PathBuf>,
 }
 
 /// Which code to read and how.
@@ -97,7 +114,15 @@ pub fn main() -> i32 {
 /// Runs gpucc with `args` (the first is the program name), writing results to `out` and
 /// diagnostics to `err`; returns the exit code.
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
+    // `compile` is the default command: `gpucc FILE.c ...`.
+    let mut args = args.to_vec();
+    if let Some(first) = args.get(1) {
+        let is_command = ["compile", "deps", "help"].contains(&first.as_str());
+        if !is_command && !first.starts_with('-') {
+            args.insert(1, "compile".to_string());
+        }
+    }
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
@@ -112,7 +137,111 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         }
     };
     match cli.command {
+        Command::Compile(a) => compile_command(&a, out, err, color),
         Command::Deps(a) => deps_command(&a, out, err, color),
+    }
+}
+
+fn compile_command(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
+    let Some(recipe_path) = &a.recipe else {
+        let _ = writeln!(
+            err,
+            "error: gpucc needs a recipe to compile: --recipe R.lua\n  = note: choosing a recipe automatically (the strategy generator) is not implemented yet\n  = hint: start from a recipe in recipes/ (recipes/README.md explains each command)"
+        );
+        return EXIT_USAGE;
+    };
+    let analysis = match analyze(&a.input) {
+        Ok(x) => x,
+        Err((sources, diags)) => return report_failure(&sources, &diags, err, color),
+    };
+    let Analysis {
+        mut sources,
+        programs,
+        macros,
+        ..
+    } = analysis;
+    let file_id = crate::diag::SourceId(0);
+    let recipe_text = match std::fs::read(recipe_path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            let d = Diagnostic::error_nowhere(format!(
+                "cannot read the recipe `{}`: {e}",
+                recipe_path.display()
+            ))
+            .with_hint("check the path");
+            return report_failure(&sources, &[d], err, color);
+        }
+    };
+    let recipe_id = sources.add(SourceFile::new(
+        recipe_path.display().to_string(),
+        recipe_text.clone(),
+    ));
+    let recipe = match crate::recipe::parse(sources.get(recipe_id), recipe_id) {
+        Ok(r) => r,
+        Err(d) => return report_failure(&sources, &d, err, color),
+    };
+    if programs.len() > 1 {
+        let d = Diagnostic::error_nowhere(format!(
+            "`{}` has {} `#pragma scop` regions, and a recipe describes one",
+            a.input.file.display(),
+            programs.len()
+        ))
+        .with_hint("compile one function with --function NAME, or keep one region per file");
+        return report_failure(&sources, &[d], err, color);
+    }
+    let mut units = Vec::new();
+    let mut used_params = Vec::new();
+    for (program, deps) in programs {
+        let t = crate::transform::Transformed::new(program, deps);
+        let options = crate::recipe::RunOptions {
+            params: &a.param,
+            macros: &macros,
+        };
+        let result = match crate::recipe::run(&recipe, t, &options) {
+            Ok(r) => r,
+            Err(d) => return report_failure(&sources, &d, err, color),
+        };
+        if !result.warnings.is_empty() {
+            let _ = write!(err, "{}", diag::render(&sources, &result.warnings, color));
+        }
+        let _ = write!(out, "{}", result.output);
+        used_params = result.params;
+        let generated = match crate::codegen::generate(&result.transformed) {
+            Ok(g) => g,
+            Err(d) => return report_failure(&sources, &d, err, color),
+        };
+        units.push((result.transformed, generated));
+    }
+    let options = crate::cuda::EmitOptions {
+        recipe: Some(crate::cuda::RecipeInfo {
+            path: &recipe_path.display().to_string(),
+            text: &recipe_text,
+            params: &used_params,
+        }),
+        target: "sm_90",
+    };
+    let text = match crate::cuda::emit(sources.get(file_id), &units, &options) {
+        Ok(t) => t,
+        Err(d) => return report_failure(&sources, &d, err, color),
+    };
+    let output = a
+        .output
+        .clone()
+        .unwrap_or_else(|| a.input.file.with_extension("cu"));
+    if let Err(e) = std::fs::write(&output, text) {
+        let d = Diagnostic::error_nowhere(format!("cannot write `{}`: {e}", output.display()))
+            .with_hint("check that the directory exists and is writable");
+        return report_failure(&sources, &[d], err, color);
+    }
+    EXIT_OK
+}
+
+fn frontend_options(input: &InputArgs) -> FrontendOptions {
+    FrontendOptions {
+        function: input.function.clone(),
+        defines: input.define.clone(),
+        include_dirs: input.include.clone(),
+        system_preprocessor: true,
     }
 }
 
@@ -121,6 +250,7 @@ struct Analysis {
     sources: SourceMap,
     file_name: String,
     programs: Vec<(Program, Dependences)>,
+    macros: crate::frontend::macros::MacroTable,
 }
 
 /// Reads the file and runs frontend → poly → deps on every unit.
@@ -144,13 +274,12 @@ fn analyze(input: &InputArgs) -> Result<Analysis, (SourceMap, Diagnostics)> {
         String::from_utf8_lossy(&bytes).into_owned(),
     );
     let id = sources.add(file);
-    let options = FrontendOptions {
-        function: input.function.clone(),
-        defines: input.define.clone(),
-        include_dirs: input.include.clone(),
-        system_preprocessor: true,
-    };
-    let parsed = match frontend::parse(sources.get(id), id, Some(&input.file), &options) {
+    let parsed = match frontend::parse(
+        sources.get(id),
+        id,
+        Some(&input.file),
+        &frontend_options(input),
+    ) {
         Ok(p) => p,
         Err(d) => return Err((sources, d)),
     };
@@ -170,6 +299,7 @@ fn analyze(input: &InputArgs) -> Result<Analysis, (SourceMap, Diagnostics)> {
             sources,
             file_name,
             programs,
+            macros: parsed.macros,
         })
     } else {
         Err((sources, diags))
@@ -180,9 +310,9 @@ fn deps_command(a: &DepsArgs, out: &mut dyn Write, err: &mut dyn Write, color: b
     match analyze(&a.input) {
         Ok(analysis) => {
             let text = if a.json {
-                report::json(&analysis.file_name, &analysis.sources, &analysis.programs)
+                deps::report::json(&analysis.file_name, &analysis.sources, &analysis.programs)
             } else {
-                report::text(&analysis.sources, &analysis.programs, a.show_input)
+                deps::report::text(&analysis.sources, &analysis.programs, a.show_input)
             };
             match write!(out, "{text}") {
                 Ok(()) => EXIT_OK,

@@ -10,6 +10,7 @@
 //! ordered by the text).
 
 mod classify;
+pub mod report;
 
 pub use classify::{classify_loops, LoopKind};
 
@@ -98,6 +99,9 @@ pub struct Dependence {
     /// One per loop common to source and sink, outermost first.
     pub distance: Vec<Distance>,
     pub carried_by: Option<LoopId>,
+    /// The instance relation of the source and sink accesses (all carrying levels
+    /// together) in isl notation: `[N] -> { S0[i, j, k] -> S0[i', j', k'] : ... }`.
+    pub relation: String,
 }
 
 /// All dependences of a program and what they make of its loops.
@@ -204,8 +208,9 @@ fn split_by_carrying_loop(
     let (source, sink) = (parse_id(&s_src, 'S')?, parse_id(&s_sink, 'S')?);
     let (source_access, sink_access) = (parse_id(&r_src, 'R')?, parse_id(&r_sink, 'R')?);
     // Differences of schedule vectors: loop dimension m of the common loops is 2m + 1.
-    let deltas = map
-        .untagged()?
+    let untagged = map.untagged()?;
+    let relation = untagged.to_string();
+    let deltas = untagged
         .apply_domain(&schedules[source])?
         .apply_range(&schedules[sink])?
         .deltas()?;
@@ -262,6 +267,7 @@ fn split_by_carrying_loop(
             array: program.accesses[source_access].array,
             distance,
             carried_by,
+            relation: relation.clone(),
         });
     }
     Ok(())

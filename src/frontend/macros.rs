@@ -69,9 +69,120 @@ impl MacroTable {
         self.add_directive(&format!("define {name} {value}"));
     }
 
+    /// The value of an object-like macro whose expansion is an arithmetic constant
+    /// (`N`, `(2 * M + 1)`, `1.5f`), for recipes that use the C file's constants.
+    pub fn constant(&self, name: &str) -> Option<f64> {
+        let m = self.get(name)?;
+        if m.params.is_some() {
+            return None;
+        }
+        let tokens = expand(&lex(name, 0), self).ok()?;
+        let mut eval = ConstEval {
+            tokens: &tokens,
+            pos: 0,
+        };
+        let v = eval.sum()?;
+        (eval.pos == tokens.len()).then_some(v)
+    }
+
     /// The names of all macros in the table.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.macros.keys().map(|s| s.as_str())
+    }
+}
+
+/// Evaluates `+ - * / %`, parentheses, casts to arithmetic types and numbers.
+struct ConstEval<'a> {
+    tokens: &'a [Token],
+    pos: usize,
+}
+
+impl ConstEval<'_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.tokens.get(self.pos).map(|t| &t.tok)
+    }
+
+    fn sum(&mut self) -> Option<f64> {
+        let mut v = self.product()?;
+        loop {
+            match self.peek() {
+                Some(Tok::Punct("+")) => {
+                    self.pos += 1;
+                    v += self.product()?;
+                }
+                Some(Tok::Punct("-")) => {
+                    self.pos += 1;
+                    v -= self.product()?;
+                }
+                _ => return Some(v),
+            }
+        }
+    }
+
+    fn product(&mut self) -> Option<f64> {
+        let mut v = self.unary()?;
+        loop {
+            match self.peek() {
+                Some(Tok::Punct("*")) => {
+                    self.pos += 1;
+                    v *= self.unary()?;
+                }
+                Some(Tok::Punct("/")) => {
+                    self.pos += 1;
+                    let d = self.unary()?;
+                    // C's integer division truncates.
+                    v = if v.fract() == 0.0 && d.fract() == 0.0 && d != 0.0 {
+                        (v / d).trunc()
+                    } else {
+                        v / d
+                    };
+                }
+                Some(Tok::Punct("%")) => {
+                    self.pos += 1;
+                    let d = self.unary()?;
+                    v %= d;
+                }
+                _ => return Some(v),
+            }
+        }
+    }
+
+    fn unary(&mut self) -> Option<f64> {
+        match self.peek()?.clone() {
+            Tok::Punct("-") => {
+                self.pos += 1;
+                Some(-self.unary()?)
+            }
+            Tok::Punct("+") => {
+                self.pos += 1;
+                self.unary()
+            }
+            Tok::Punct("(") => {
+                self.pos += 1;
+                // A cast `(int)`, `(double)` or a parenthesised expression.
+                if let Some(Tok::Kw(k)) = self.peek() {
+                    if matches!(*k, "int" | "long" | "unsigned" | "float" | "double") {
+                        while !matches!(self.peek(), Some(Tok::Punct(")")) | None) {
+                            self.pos += 1;
+                        }
+                        self.pos += 1;
+                        return self.unary();
+                    }
+                }
+                let v = self.sum()?;
+                (self.peek() == Some(&Tok::Punct(")"))).then(|| self.pos += 1)?;
+                Some(v)
+            }
+            Tok::Int(v) => {
+                self.pos += 1;
+                Some(v as f64)
+            }
+            Tok::Float(text) => {
+                self.pos += 1;
+                text.trim_end_matches(['f', 'F', 'l', 'L']).parse().ok()
+            }
+            _ => None,
+        }
     }
 }
 
@@ -458,6 +569,25 @@ mod tests {
         table.add_directive("define N 10");
         let out = expand(&lex("a N", 0), &table).unwrap();
         assert_eq!(out[1].span, Span::new(2, 3));
+    }
+
+    #[test]
+    fn constants_for_recipes() {
+        let mut table = MacroTable::default();
+        for d in [
+            "define N 1024",
+            "define M (N/3 + 1)",
+            "define F 1.5f",
+            "define G(x) x",
+            "define S \"s\"",
+        ] {
+            table.add_directive(d);
+        }
+        assert_eq!(table.constant("N"), Some(1024.0));
+        assert_eq!(table.constant("M"), Some(342.0));
+        assert_eq!(table.constant("F"), Some(1.5));
+        assert_eq!(table.constant("G"), None);
+        assert_eq!(table.constant("S"), None);
     }
 
     #[test]

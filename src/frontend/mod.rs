@@ -57,6 +57,11 @@ pub struct Unit {
     pub ast: Ast,
     /// The text of the file this unit replaces in the output.
     pub span: Span,
+    /// For a function, its header (return type, name, parameters), up to the `{`.
+    pub header: Option<Span>,
+    /// Where file-scope code that the unit needs (kernels) can go: the start of the
+    /// function definition that holds the unit.
+    pub file_scope_at: usize,
 }
 
 impl Unit {
@@ -219,6 +224,11 @@ impl UnitReader<'_> {
                 self.tokens[f.start].span.start,
                 self.tokens[f.rbrace].span.end,
             ),
+            header: Some(Span::new(
+                self.tokens[f.start].span.start,
+                self.tokens[f.lbrace].span.start,
+            )),
+            file_scope_at: self.tokens[f.start].span.start,
         })
     }
 
@@ -248,6 +258,10 @@ impl UnitReader<'_> {
                 self.tokens[scop.begin].span.start,
                 self.tokens[scop.end].span.end,
             ),
+            header: None,
+            file_scope_at: f
+                .map(|f| self.tokens[f.start].span.start)
+                .unwrap_or(self.tokens[scop.begin].span.start),
         })
     }
 

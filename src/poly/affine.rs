@@ -121,6 +121,19 @@ impl Aff {
         }
     }
 
+    /// The expression with variables replaced (`None`: kept).
+    pub fn substitute(&self, f: &dyn Fn(&Var) -> Option<Aff>) -> Result<Aff, TooLarge> {
+        let mut out = Aff::constant(self.constant);
+        for (atom, c) in &self.terms {
+            let value = match atom {
+                Atom::Var(v) => f(v).unwrap_or_else(|| Aff::var(v.clone())),
+                Atom::FloorDiv(inner, d) => inner.substitute(f)?.floor_div(*d),
+            };
+            out = out.add(&value.scale(*c)?)?;
+        }
+        Ok(out)
+    }
+
     /// Whether the variable occurs anywhere (also inside divisions).
     pub fn involves(&self, v: &Var) -> bool {
         self.terms.keys().any(|a| match a {

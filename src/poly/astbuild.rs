@@ -208,6 +208,37 @@ pub fn expr_from_pw_aff(ctx: &Ctx, context: &Set, pw_aff: &str) -> IslResult<Ast
     })
 }
 
+/// The smallest value of a one-dimensional set and its number of values
+/// (`max - min + 1`), as expressions of the parameters in `context`.
+pub fn range_exprs(ctx: &Ctx, context: &Set, values: &Set) -> IslResult<(AstExpr, AstExpr)> {
+    let build = Build::new(ctx, context)?;
+    let min = values
+        .raw_copy()?
+        .dim_min(0)
+        .map_err(|e| err("dim_min", e))?;
+    let max = values
+        .raw_copy()?
+        .dim_max(0)
+        .map_err(|e| err("dim_max", e))?;
+    let one = isl_rs::Val::one(ctx.raw()).map_err(|e| err("one", e))?;
+    let extent = max
+        .sub(min.copy().map_err(|e| err("copy", e))?)
+        .and_then(|d| d.add_constant_val(one))
+        .and_then(|d| d.coalesce())
+        .map_err(|e| err("extent", e))?;
+    let to_expr = |pa: PwAff| -> IslResult<AstExpr> {
+        let mut pa = pa.coalesce().map_err(|e| err("coalesce", e))?;
+        pa.do_not_free_on_drop();
+        let ptr = unsafe { isl_ast_build_expr_from_pw_aff(build.ptr, pa.ptr) };
+        let ptr = check(ctx.raw(), ptr, "isl_ast_build_expr_from_pw_aff")?;
+        convert_expr(&ASTExpr {
+            ptr,
+            should_free_on_drop: true,
+        })
+    };
+    Ok((to_expr(min)?, to_expr(extent)?))
+}
+
 fn convert_node(node: &ASTNode) -> IslResult<Vec<AstNode>> {
     Ok(match node_type(node)? {
         NodeType::For => {

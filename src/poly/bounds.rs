@@ -121,7 +121,9 @@ fn out_of_bounds_witness(
             array.span,
             format!(
                 "`{}` is declared as {}{}",
-                array.name, array.name, array.dims_text
+                array.name,
+                array.name,
+                array.dims_text()
             ),
         )
         .with_hint("check the loop bounds and subscripts against the array's dimensions"),

@@ -187,6 +187,37 @@ impl Set {
         Ok(self.wrap(raw))
     }
 
+    /// The image of the set under a relation.
+    pub fn apply(&self, map: &Map) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .apply(map.copy_raw()?)
+            .map_err(|e| err("apply", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// A one-dimensional set as a constraint on a new parameter `name`: `{ [v] : 0 <= v < N }`
+    /// becomes `[N, name] -> { : 0 <= name < N }`.
+    pub fn as_parameter(&self, name: &str) -> IslResult<Set> {
+        let n = self.raw.dim(DimType::Param).map_err(|e| err("dim", e))? as u32;
+        let raw = self
+            .copy_raw()?
+            .move_dims(DimType::Param, n, DimType::Set, 0, 1)
+            .and_then(|s| s.set_dim_name(DimType::Param, n, name))
+            .and_then(|s| s.params())
+            .map_err(|e| err("as_parameter", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// `self` with the parameter constraints of `params` added.
+    pub fn intersect_params(&self, params: &Set) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .intersect_params(params.copy_raw()?)
+            .map_err(|e| err("intersect_params", e))?;
+        Ok(self.wrap(raw))
+    }
+
     pub fn set_tuple_name(&self, name: &str) -> IslResult<Set> {
         let raw = self
             .copy_raw()?
@@ -340,6 +371,32 @@ impl Map {
         Ok(self.wrap(raw))
     }
 
+    /// `{ y -> x : (x -> y) in self }`
+    pub fn reverse(&self) -> IslResult<Map> {
+        let raw = self.copy_raw()?.reverse().map_err(|e| err("reverse", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// For a map whose range is a wrapped pair `x -> [a -> b]`, the relation `a -> b`
+    /// between the parts of its range.
+    pub fn range_unwrapped(&self) -> IslResult<Map> {
+        let raw = self
+            .copy_raw()?
+            .range()
+            .and_then(|s| s.unwrap())
+            .map_err(|e| err("range unwrap", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// The range as a set.
+    pub fn range(&self) -> IslResult<Set> {
+        let raw = self.copy_raw()?.range().map_err(|e| err("range", e))?;
+        Ok(Set {
+            raw,
+            ctx: self.ctx.clone(),
+        })
+    }
+
     /// `{ y - x : (x -> y) in self }`
     pub fn deltas(&self) -> IslResult<Set> {
         let raw = self.copy_raw()?.deltas().map_err(|e| err("deltas", e))?;
@@ -365,6 +422,83 @@ impl Map {
             .coalesce()
             .and_then(|m| m.remove_redundancies())
             .map_err(|e| err("simplify", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// The smallest box of constant size that holds the range for each domain point
+    /// (isl's simple fixed box hull): per range dimension, the offset (affine in the
+    /// domain's named dimensions and the parameters) and the size. `None` when isl finds
+    /// no box of constant size, or an offset needs a division.
+    pub fn range_fixed_box(&self) -> IslResult<Option<(Vec<super::affine::Aff>, Vec<i64>)>> {
+        use super::affine::{Aff as MyAff, Var};
+        let b = self
+            .raw
+            .get_range_simple_fixed_box_hull()
+            .map_err(|e| err("fixed box", e))?;
+        if !b.is_valid().map_err(|e| err("fixed box valid", e))? {
+            return Ok(None);
+        }
+        let offset = b.get_offset().map_err(|e| err("box offset", e))?;
+        let size = b.get_size().map_err(|e| err("box size", e))?;
+        let n = size.size().map_err(|e| err("box dims", e))?;
+        let mut offsets = Vec::new();
+        let mut sizes = Vec::new();
+        for k in 0..n {
+            let v = size.get_at(k).map_err(|e| err("box size", e))?;
+            sizes.push(v.get_num_si().map_err(|e| err("box size", e))?);
+            let a = offset.get_at(k).map_err(|e| err("box offset", e))?;
+            let den = a
+                .get_denominator_val()
+                .map_err(|e| err("denominator", e))?
+                .get_num_si()
+                .map_err(|e| err("denominator", e))?;
+            if den != 1 || a.dim(DimType::Div).map_err(|e| err("divs", e))? > 0 {
+                return Ok(None);
+            }
+            let value = |v: Val| v.get_num_si().map_err(|e| err("coefficient", e));
+            let mut out = MyAff::constant(value(
+                a.get_constant_val().map_err(|e| err("constant", e))?,
+            )?);
+            for (kind, dim) in [(DimType::In, 0), (DimType::Param, 1)] {
+                let count = a.dim(kind).map_err(|e| err("dims", e))?;
+                for pos in 0..count {
+                    let c = value(
+                        a.get_coefficient_val(kind, pos)
+                            .map_err(|e| err("coefficient", e))?,
+                    )?;
+                    if c == 0 {
+                        continue;
+                    }
+                    let name = a
+                        .get_dim_name(kind, pos as u32)
+                        .map_err(|e| err("dim name", e))?
+                        .to_string();
+                    let var = if dim == 0 {
+                        Var::Index(name)
+                    } else {
+                        Var::Param(name)
+                    };
+                    let term = MyAff::var(var).scale(c).map_err(|_| IslError {
+                        message: "box offset overflows".into(),
+                        too_complex: true,
+                    })?;
+                    out = out.add(&term).map_err(|_| IslError {
+                        message: "box offset overflows".into(),
+                        too_complex: true,
+                    })?;
+                }
+            }
+            offsets.push(out);
+        }
+        Ok(Some((offsets, sizes)))
+    }
+
+    /// The union with another map of the same spaces.
+    pub fn union(&self, other: &Map) -> IslResult<Map> {
+        let raw = self
+            .copy_raw()?
+            .union(other.copy_raw()?)
+            .map_err(|e| err("union", e))?;
         Ok(self.wrap(raw))
     }
 

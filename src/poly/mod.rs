@@ -80,7 +80,7 @@ pub fn dump(program: &Program) -> String {
             "  {konst}{} {}{}  ({kind})",
             a.elem.c_name(),
             a.name,
-            a.dims_text
+            a.dims_text()
         );
     }
     let _ = writeln!(out, "loops:");

@@ -30,8 +30,8 @@ pub struct Array {
     pub elem: ScalarType,
     /// One extent per dimension; `None` for an unsized first dimension (`float A[][N]`).
     pub extents: Vec<Option<Aff>>,
-    /// The dimensions as written (`[N][N]`).
-    pub dims_text: String,
+    /// The dimensions as written (`N`, `M + 1`; empty for `[]`).
+    pub dim_texts: Vec<String>,
     pub kind: ArrayKind,
     /// The declaration.
     pub span: Span,
@@ -50,6 +50,11 @@ impl Array {
 
     pub fn is_scalar(&self) -> bool {
         self.extents.is_empty()
+    }
+
+    /// The dimensions as written: `[N][N]`.
+    pub fn dims_text(&self) -> String {
+        self.dim_texts.iter().map(|d| format!("[{d}]")).collect()
     }
 }
 
@@ -149,6 +154,9 @@ pub struct Access {
     pub span: Span,
     /// The reference as written, e.g. `A[i][k]`.
     pub text: String,
+    /// The reference's expression in the unit's AST (`None` for the variable a
+    /// declaration initialises).
+    pub expr: Option<ExprId>,
 }
 
 /// A lowered unit.

@@ -304,7 +304,7 @@ impl Lowerer<'_> {
         }
         // The dimensions as written, unless a macro wrote the whole declarator
         // (`POLYBENCH_2D(A, M, N, m, n)`): then their values.
-        let dims_text = d
+        let dim_texts = d
             .dims
             .iter()
             .zip(&extents)
@@ -313,23 +313,20 @@ impl Lowerer<'_> {
                     let span = self.expr(*e).span;
                     let from_same_macro =
                         span.start <= d.name_span.start && d.name_span.end <= span.end;
-                    format!(
-                        "[{}]",
-                        if from_same_macro {
-                            value.to_string()
-                        } else {
-                            self.snippet(span)
-                        }
-                    )
+                    if from_same_macro {
+                        value.to_string()
+                    } else {
+                        self.snippet(span)
+                    }
                 }
-                _ => "[]".to_string(),
+                _ => String::new(),
             })
             .collect();
         self.arrays.push(Array {
             name: d.name.clone(),
             elem,
             extents,
-            dims_text,
+            dim_texts,
             kind,
             span: d.name_span,
             is_const,
@@ -376,7 +373,7 @@ impl Lowerer<'_> {
                     self.statement(stmt_span, StatementKind::Init { value }, |l, id| {
                         let mut reads = Vec::new();
                         l.collect_reads(value, id, &mut reads)?;
-                        let write = l.new_access(id, a, true, Vec::new(), d.name_span)?;
+                        let write = l.new_access(id, a, true, Vec::new(), d.name_span, None)?;
                         Ok((write, reads.into_iter().map(|(_, r)| r).collect(), None))
                     });
                 }
@@ -716,7 +713,7 @@ impl Lowerer<'_> {
                 .map_err(|err| self.affine_error(err, "subscript"))?;
             subscripts.push(pw);
         }
-        self.new_access(statement, a, is_write, subscripts, span)
+        self.new_access(statement, a, is_write, subscripts, span, Some(e))
     }
 
     fn new_access(
@@ -726,6 +723,7 @@ impl Lowerer<'_> {
         is_write: bool,
         mut subscripts: Vec<PwAff>,
         span: Span,
+        expr: Option<ExprId>,
     ) -> Result<AccessId, Diagnostic> {
         if let ArrayKind::Private { loops } = &self.arrays[array].kind {
             if subscripts.is_empty() {
@@ -742,6 +740,7 @@ impl Lowerer<'_> {
             subscripts,
             span,
             text: self.snippet(span),
+            expr,
         });
         Ok(self.accesses.len() - 1)
     }

@@ -1,6 +1,7 @@
-//! `gpucc deps` output: a text report for people and JSON for programs.
+//! The dependence report (`gpucc deps`, the recipe command `print_deps`): text for
+//! people and JSON for programs.
 
-use crate::deps::{DepKind, Dependence, Dependences, LoopKind};
+use super::{DepKind, Dependence, Dependences, LoopKind};
 use crate::diag::SourceMap;
 use crate::frontend::UnitKind;
 use crate::poly::{Program, StatementId};
@@ -89,7 +90,7 @@ fn loop_names(p: &Program, s: StatementId) -> Vec<String> {
         .collect()
 }
 
-/// The text report.
+/// The text report of every unit, each under a title with its place in the file.
 pub fn text(sources: &SourceMap, programs: &[(Program, Dependences)], show_input: bool) -> String {
     let mut out = String::new();
     for (k, (p, deps)) in programs.iter().enumerate() {
@@ -97,80 +98,90 @@ pub fn text(sources: &SourceMap, programs: &[(Program, Dependences)], show_input
             out.push('\n');
         }
         let _ = writeln!(out, "{}", unit_title(sources, p));
-        let _ = writeln!(out, "\nloops");
-        if p.loops.is_empty() {
-            out.push_str("  (none)\n");
-        }
-        let rows: Vec<Vec<String>> = p
-            .loops
-            .iter()
-            .enumerate()
-            .map(|(l, lp)| {
-                vec![
-                    format!("{}{}", "  ".repeat(lp.depth - 1), lp.iterator),
-                    format!("line {}", lp.line),
-                    lp.bounds.clone(),
-                    loop_kind_text(p, deps, &deps.loops[l]),
-                ]
-            })
-            .collect();
-        out.push_str(&table(&rows));
-        let _ = writeln!(out, "\nstatements");
-        let rows: Vec<Vec<String>> = p
-            .statements
-            .iter()
-            .enumerate()
-            .map(|(s, st)| {
-                let loops = loop_names(p, s);
-                vec![
-                    st.name.clone(),
-                    format!("line {}", st.line),
-                    st.text.clone(),
-                    if loops.is_empty() {
-                        "outside loops".into()
-                    } else {
-                        format!("in {}", loops.join(", "))
-                    },
-                ]
-            })
-            .collect();
-        out.push_str(&table(&rows));
-        let _ = writeln!(out, "\ndependences");
-        if deps.dependences.is_empty() {
-            out.push_str("  (none)\n");
-        }
-        let hidden = deps
-            .dependences
-            .iter()
-            .filter(|d| d.kind == DepKind::Input && !show_input)
-            .count();
-        let rows: Vec<Vec<String>> = deps
-            .dependences
-            .iter()
-            .filter(|d| show_input || d.kind != DepKind::Input)
-            .map(|d| {
-                vec![
-                    d.kind.name().to_string(),
-                    format!(
-                        "{} -> {}",
-                        p.statements[d.source].name, p.statements[d.sink].name
-                    ),
-                    format!(
-                        "{} -> {}",
-                        p.accesses[d.source_access].text, p.accesses[d.sink_access].text
-                    ),
-                    format!("distance {}", distance_text(d)),
-                    match d.carried_by {
-                        Some(l) => format!("carried by {}", p.loops[l].iterator),
-                        None => "loop-independent".into(),
-                    },
-                ]
-            })
-            .collect();
-        out.push_str(&table(&rows));
-        if hidden > 0 {
-            let _ = writeln!(out, "  ({hidden} input dependences, reuse between reads, not shown: --input lists them)");
-        }
+        out.push_str(&program_text(p, deps, show_input));
+    }
+    out
+}
+
+/// The loops, statements and dependences of one program.
+pub fn program_text(p: &Program, deps: &Dependences, show_input: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "\nloops");
+    if p.loops.is_empty() {
+        out.push_str("  (none)\n");
+    }
+    let rows: Vec<Vec<String>> = p
+        .loops
+        .iter()
+        .enumerate()
+        .map(|(l, lp)| {
+            vec![
+                format!("{}{}", "  ".repeat(lp.depth - 1), lp.iterator),
+                format!("line {}", lp.line),
+                lp.bounds.clone(),
+                loop_kind_text(p, deps, &deps.loops[l]),
+            ]
+        })
+        .collect();
+    out.push_str(&table(&rows));
+    let _ = writeln!(out, "\nstatements");
+    let rows: Vec<Vec<String>> = p
+        .statements
+        .iter()
+        .enumerate()
+        .map(|(s, st)| {
+            let loops = loop_names(p, s);
+            vec![
+                st.name.clone(),
+                format!("line {}", st.line),
+                st.text.clone(),
+                if loops.is_empty() {
+                    "outside loops".into()
+                } else {
+                    format!("in {}", loops.join(", "))
+                },
+            ]
+        })
+        .collect();
+    out.push_str(&table(&rows));
+    let _ = writeln!(out, "\ndependences");
+    if deps.dependences.is_empty() {
+        out.push_str("  (none)\n");
+    }
+    let hidden = deps
+        .dependences
+        .iter()
+        .filter(|d| d.kind == DepKind::Input && !show_input)
+        .count();
+    let rows: Vec<Vec<String>> = deps
+        .dependences
+        .iter()
+        .filter(|d| show_input || d.kind != DepKind::Input)
+        .map(|d| {
+            vec![
+                d.kind.name().to_string(),
+                format!(
+                    "{} -> {}",
+                    p.statements[d.source].name, p.statements[d.sink].name
+                ),
+                format!(
+                    "{} -> {}",
+                    p.accesses[d.source_access].text, p.accesses[d.sink_access].text
+                ),
+                format!("distance {}", distance_text(d)),
+                match d.carried_by {
+                    Some(l) => format!("carried by {}", p.loops[l].iterator),
+                    None => "loop-independent".into(),
+                },
+            ]
+        })
+        .collect();
+    out.push_str(&table(&rows));
+    if hidden > 0 {
+        let _ = writeln!(
+            out,
+            "  ({hidden} input dependences, reuse between reads, not shown: --input lists them)"
+        );
     }
     out
 }

@@ -1,0 +1,688 @@
+//! Codegen stage: a [`Transformed`] program → loops ([`Generated`]): the host code (the
+//! loops that stay on the host around kernel launches) and each kernel's body, from isl's
+//! AST generator.
+//!
+//! Entry point: [`generate`]. A kernel's body is generated with its host loop values,
+//! block loop values and thread loop values as parameters (set from `blockIdx` and
+//! `threadIdx` in the kernel's prologue), so isl writes only the loops each thread runs,
+//! and guards the remainders of tiles that do not divide the iteration space.
+
+pub mod ir;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::poly::astbuild::{self, AstNode};
+use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
+use crate::poly::ArrayKind;
+use crate::transform::cudaize::{Kernel, ThreadKind};
+use crate::transform::{Hw, LevelId, StmtKind, Transformed};
+use ir::{Expr, Generated, KernelIr, Node, Op, PrologueVar};
+
+/// Generates the host code and the kernels of `t`.
+pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
+    check_all_in_kernels(t)?;
+    check_privates(t)?;
+    let ctx = Ctx::new();
+    let generated = (|| -> Result<Generated, IslError> {
+        let positions = t.positions();
+        let width = 2 * t.depth() + 1;
+        let host = host_code(t, &ctx, &positions, width)?;
+        let kernels = (0..t.kernels.len())
+            .map(|k| kernel_code(t, &ctx, k, &positions, width))
+            .collect::<Result<_, _>>()?;
+        Ok(Generated { host, kernels })
+    })();
+    generated.map_err(|e| {
+        vec![if e.too_complex {
+            Diagnostic::error_nowhere(
+                "the transformed loops are too complex for isl's code generator",
+            )
+            .with_note(e.message)
+            .with_hint("use simpler tile sizes or fewer transformations")
+        } else {
+            Diagnostic::bug(e.message)
+        }]
+    })
+}
+
+/// The transformed loops of the source statements as sequential code (no kernels, no
+/// copies): what `print_code` shows.
+pub fn sequential(t: &Transformed) -> Result<Vec<Node>, Diagnostics> {
+    let ctx = Ctx::new();
+    let built = (|| -> Result<Vec<Node>, IslError> {
+        let positions = t.positions();
+        let width = 2 * t.depth() + 1;
+        let mut schedule = Vec::new();
+        for (s, st) in t.statements.iter().enumerate() {
+            if !matches!(st.kind, StmtKind::Compute(_)) {
+                continue;
+            }
+            let map = Map::parse(&ctx, &t.schedule_text(s, &positions[s], width))?
+                .intersect_domain(&Set::parse(&ctx, &st.domain)?)?;
+            schedule.push(map.to_string());
+        }
+        let schedule = UnionMap::parse_all(&ctx, schedule.iter().map(|s| s.as_str()))?;
+        let context = Set::parse(&ctx, &format!("{}{{ : }}", prefix(&t.program.params)))?;
+        Ok(to_ir(
+            t,
+            &astbuild::build_ast(&ctx, &context, &schedule, None)?,
+        ))
+    })();
+    built.map_err(|e| vec![Diagnostic::bug(e.message)])
+}
+
+/// Every source statement must run in a kernel.
+fn check_all_in_kernels(t: &Transformed) -> Result<(), Diagnostics> {
+    let source = t.program.unit.source;
+    let diags: Diagnostics = t
+        .statements
+        .iter()
+        .enumerate()
+        .filter(|(s, _)| t.kernel_of(*s).is_none())
+        .filter_map(|(_, st)| match st.kind {
+            StmtKind::Compute(id) => Some(
+                Diagnostic::error(
+                    source,
+                    t.program.statements[id].span,
+                    "this statement is not in any kernel",
+                )
+                .with_label("no `cudaize` maps its loops to blocks and threads")
+                .with_hint("add a `cudaize` command whose block loops enclose this statement"),
+            ),
+            _ => None,
+        })
+        .collect();
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+/// A variable declared inside loops has one copy per iteration of those loops; in a
+/// kernel it becomes one local variable per thread, which is right only if every thread
+/// finishes with one copy before it starts the next: the loops it is private to must stay
+/// outside the other sequential loops of the statements that use it.
+fn check_privates(t: &Transformed) -> Result<(), Diagnostics> {
+    let p = &t.program;
+    let mut diags = Vec::new();
+    for (a, array) in p.arrays.iter().enumerate() {
+        let ArrayKind::Private { loops } = &array.kind else {
+            continue;
+        };
+        let own = |l: LevelId| -> bool {
+            // A source loop the variable is private to, or a tile control of one.
+            loops.contains(&l)
+                || t.levels
+                    .iter()
+                    .enumerate()
+                    .any(|(x, lv)| loops.contains(&x) && lv.tile.is_some_and(|tl| tl.control == l))
+        };
+        for (s, st) in t.statements.iter().enumerate() {
+            let StmtKind::Compute(id) = st.kind else {
+                continue;
+            };
+            let statement = &p.statements[id];
+            let uses = std::iter::once(&statement.write)
+                .chain(&statement.reads)
+                .any(|x| p.accesses[*x].array == a);
+            if !uses {
+                continue;
+            }
+            let hardware = t
+                .kernel_of(s)
+                .map(|k| t.kernels[k].hardware_levels())
+                .unwrap_or_default();
+            let sequential: Vec<LevelId> = st
+                .levels
+                .iter()
+                .map(|(l, _)| *l)
+                .filter(|l| !hardware.contains(l))
+                .collect();
+            if let Some(first_other) = sequential.iter().position(|l| !own(*l)) {
+                if let Some(late) = sequential[first_other..].iter().find(|l| own(**l)) {
+                    diags.push(
+                        Diagnostic::error(p.unit.source, statement.span, format!(
+                            "`{}` is declared inside loop `{}`, which now runs inside loop `{}`",
+                            array.name, t.levels[*late].name, t.levels[sequential[first_other]].name
+                        ))
+                        .with_secondary(p.unit.source, array.span, "declared here")
+                        .with_note("each thread keeps one copy of the variable, so its loop must finish an iteration before the next begins")
+                        .with_hint(format!("keep loop `{}` outside loop `{}`, or map it to threads", t.levels[*late].name, t.levels[sequential[first_other]].name)),
+                    );
+                    break;
+                }
+            }
+        }
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+/// `[N, t, ii] -> `
+fn prefix(names: &[String]) -> String {
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!("[{}] -> ", names.join(", "))
+    }
+}
+
+/// The loop variable isl names `c{dim}` gets the name of the level at that dimension in
+/// the statements below it.
+fn to_ir(t: &Transformed, nodes: &[AstNode]) -> Vec<Node> {
+    nodes
+        .iter()
+        .map(|n| match n {
+            AstNode::For {
+                iterator,
+                init,
+                cond,
+                inc,
+                body,
+            } => {
+                let body = to_ir(t, body);
+                let name = level_name(t, iterator, &body).unwrap_or_else(|| iterator.clone());
+                let rename = |id: &str| (id == iterator).then(|| name.clone());
+                Node::For {
+                    var: name.clone(),
+                    init: ir::rename(init, &rename),
+                    cond: ir::rename(cond, &rename),
+                    step: match inc {
+                        Expr::Int(v) => *v,
+                        _ => 1,
+                    },
+                    body: ir::rename_nodes(&body, &rename),
+                }
+            }
+            AstNode::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => Node::If {
+                cond: cond.clone(),
+                then_branch: to_ir(t, then_branch),
+                else_branch: else_branch.as_ref().map(|b| to_ir(t, b)),
+            },
+            AstNode::User { statement, args } => Node::Instance {
+                statement: t
+                    .statements
+                    .iter()
+                    .position(|s| s.name == *statement)
+                    .expect("isl only names our statements"),
+                args: args.clone(),
+            },
+        })
+        .collect()
+}
+
+/// The name of the level at isl's schedule dimension `c{k}` in the first statement of
+/// `body`.
+fn level_name(t: &Transformed, iterator: &str, body: &[Node]) -> Option<String> {
+    let dim: usize = iterator.strip_prefix('c')?.parse().ok()?;
+    let s = first_instance(body)?;
+    let (l, _) = t.statements[s].levels.get(dim.checked_sub(1)? / 2)?;
+    Some(t.levels[*l].name.clone())
+}
+
+fn first_instance(nodes: &[Node]) -> Option<usize> {
+    nodes.iter().find_map(|n| match n {
+        Node::Instance { statement, .. } => Some(*statement),
+        Node::For { body, .. } => first_instance(body),
+        Node::If {
+            then_branch,
+            else_branch,
+            ..
+        } => {
+            first_instance(then_branch).or_else(|| else_branch.as_deref().and_then(first_instance))
+        }
+        Node::Launch { .. } => None,
+    })
+}
+
+/// The host code: a launch statement `K<k>[host loop values]` per kernel, scheduled where
+/// the kernel's loops are.
+fn host_code(
+    t: &Transformed,
+    ctx: &Ctx,
+    positions: &[Vec<usize>],
+    width: usize,
+) -> Result<Vec<Node>, IslError> {
+    let params = t.program.params.clone();
+    let mut schedule = Vec::new();
+    for (k, kernel) in t.kernels.iter().enumerate() {
+        let first = kernel.statements[0];
+        let host_names: Vec<String> = kernel
+            .host_levels
+            .iter()
+            .map(|l| t.levels[*l].name.clone())
+            .collect();
+        // Where the kernel runs: the host loop values of its statements' instances.
+        let mut domain: Option<Set> = None;
+        for &s in &kernel.statements {
+            let st = &t.statements[s];
+            let values: Vec<String> = kernel
+                .host_levels
+                .iter()
+                .map(|l| value_of(t, s, *l))
+                .collect();
+            let to_launch = Map::parse(
+                ctx,
+                &format!(
+                    "{}{{ {} -> K{k}[{}] }}",
+                    prefix(&params),
+                    t.tuple(s),
+                    values.join(", ")
+                ),
+            )?;
+            let image = to_launch
+                .intersect_domain(&Set::parse(ctx, &st.domain)?)?
+                .range()?;
+            domain = Some(match domain {
+                None => image,
+                Some(d) => d.union(&image)?,
+            });
+        }
+        let Some(domain) = domain else { continue };
+        let mut dims = Vec::new();
+        for (d, name) in host_names.iter().enumerate() {
+            dims.push(positions[first][d].to_string());
+            dims.push(name.clone());
+        }
+        dims.push(positions[first][host_names.len()].to_string());
+        dims.resize(width, "0".into());
+        let text = format!(
+            "{}{{ K{k}[{}] -> [{}] }}",
+            prefix(&params),
+            host_names.join(", "),
+            dims.join(", ")
+        );
+        schedule.push(
+            Map::parse(ctx, &text)?
+                .intersect_domain(&domain)?
+                .to_string(),
+        );
+    }
+    let schedule = UnionMap::parse_all(ctx, schedule.iter().map(|s| s.as_str()))?;
+    let context = Set::parse(ctx, &format!("{}{{ : }}", prefix(&params)))?;
+    let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
+    Ok(host_ir(t, &ast))
+}
+
+/// Host IR: loops renamed after the host levels of the launches they hold.
+fn host_ir(t: &Transformed, nodes: &[AstNode]) -> Vec<Node> {
+    nodes
+        .iter()
+        .map(|n| match n {
+            AstNode::For {
+                iterator,
+                init,
+                cond,
+                inc,
+                body,
+            } => {
+                let body = host_ir(t, body);
+                let name = first_launch(&body)
+                    .and_then(|k| {
+                        let dim: usize = iterator.strip_prefix('c')?.parse().ok()?;
+                        let l = t.kernels[k].host_levels.get(dim.checked_sub(1)? / 2)?;
+                        Some(t.levels[*l].name.clone())
+                    })
+                    .unwrap_or_else(|| iterator.clone());
+                let rename = |id: &str| (id == iterator).then(|| name.clone());
+                Node::For {
+                    var: name.clone(),
+                    init: ir::rename(init, &rename),
+                    cond: ir::rename(cond, &rename),
+                    step: match inc {
+                        Expr::Int(v) => *v,
+                        _ => 1,
+                    },
+                    body: ir::rename_nodes(&body, &rename),
+                }
+            }
+            AstNode::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => Node::If {
+                cond: cond.clone(),
+                then_branch: host_ir(t, then_branch),
+                else_branch: else_branch.as_ref().map(|b| host_ir(t, b)),
+            },
+            AstNode::User { statement, args } => Node::Launch {
+                kernel: statement[1..]
+                    .parse()
+                    .expect("host statements are named K<k>"),
+                // The values of the host loop variables; isl writes them as expressions of
+                // the loops around (a loop with one iteration may be folded away).
+                args: args.clone(),
+            },
+        })
+        .collect()
+}
+
+fn first_launch(nodes: &[Node]) -> Option<usize> {
+    nodes.iter().find_map(|n| match n {
+        Node::Launch { kernel, .. } => Some(*kernel),
+        Node::For { body, .. } => first_launch(body),
+        Node::If {
+            then_branch,
+            else_branch,
+            ..
+        } => first_launch(then_branch).or_else(|| else_branch.as_deref().and_then(first_launch)),
+        _ => None,
+    })
+}
+
+/// The isl text of level `l`'s value in statement `s`.
+fn value_of(t: &Transformed, s: usize, l: LevelId) -> String {
+    t.statements[s]
+        .levels
+        .iter()
+        .find(|(x, _)| *x == l)
+        .map(|(_, v)| v.to_string())
+        .expect("the statement has the level")
+}
+
+/// Names of a kernel's parameters: host loop variables, block loop values, thread values.
+pub struct KernelNames {
+    pub host: Vec<String>,
+    pub blocks: Vec<String>,
+    pub threads: Vec<String>,
+}
+
+pub fn kernel_names(t: &Transformed, kernel: &Kernel) -> KernelNames {
+    let taken = |n: &str| {
+        t.levels.iter().any(|l| l.name == n)
+            || t.program.params.iter().any(|p| p == n)
+            || t.program.arrays.iter().any(|a| a.name == n)
+    };
+    let coordinate = |d: usize| {
+        let base = ["tx", "ty", "tz"][d];
+        (0..)
+            .map(|k| {
+                if k == 0 {
+                    base.to_string()
+                } else {
+                    format!("{base}{k}")
+                }
+            })
+            .find(|n| !taken(n))
+            .expect("a free name")
+    };
+    KernelNames {
+        host: kernel
+            .host_levels
+            .iter()
+            .map(|l| t.levels[*l].name.clone())
+            .collect(),
+        blocks: kernel
+            .blocks
+            .iter()
+            .map(|l| t.levels[*l].name.clone())
+            .collect(),
+        threads: kernel
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(d, td)| match td.kind {
+                ThreadKind::Coordinate => coordinate(d),
+                _ => t.levels[td.per_statement[0].1].name.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn kernel_code(
+    t: &Transformed,
+    ctx: &Ctx,
+    k: usize,
+    positions: &[Vec<usize>],
+    width: usize,
+) -> Result<KernelIr, IslError> {
+    let kernel = &t.kernels[k];
+    let names = kernel_names(t, kernel);
+    let mut params: Vec<String> = t.program.params.clone();
+    params.extend(names.host.iter().cloned());
+    params.extend(names.blocks.iter().cloned());
+    params.extend(names.threads.iter().cloned());
+    let mut schedule = Vec::new();
+    let mut unroll = Vec::new();
+    for &s in &kernel.statements {
+        let st = &t.statements[s];
+        let mut conds = Vec::new();
+        if matches!(st.kind, StmtKind::Compute(_)) {
+            for (l, name) in kernel
+                .host_levels
+                .iter()
+                .zip(&names.host)
+                .chain(kernel.blocks.iter().zip(&names.blocks))
+            {
+                conds.push(format!("{} = {name}", value_of(t, s, *l)));
+            }
+            for d in 0..kernel.threads.len() {
+                if let Some(cond) = thread_constraint(t, kernel, s, d, &names.threads[d]) {
+                    conds.push(cond);
+                }
+            }
+        } else {
+            // Copies and barriers say which kernel variables their instances fix.
+            for (hw, value) in &st.bindings {
+                let name = match hw {
+                    Hw::Host(k) => &names.host[*k],
+                    Hw::Block(d) => &names.blocks[*d],
+                    Hw::Thread(d) => &names.threads[*d],
+                };
+                conds.push(format!("{value} = {name}"));
+            }
+        }
+        let sched = t.schedule_text(s, &positions[s], width);
+        let sched = sched.replacen(&t.params_prefix(), &prefix(&params), 1);
+        let sched = if conds.is_empty() {
+            sched
+        } else {
+            format!(
+                "{} : {} }}",
+                sched.trim_end().trim_end_matches('}'),
+                conds.join(" and ")
+            )
+        };
+        let map = Map::parse(ctx, &sched)?.intersect_domain(&Set::parse(ctx, &st.domain)?)?;
+        schedule.push(map.to_string());
+        for (d, (l, _)) in st.levels.iter().enumerate() {
+            if t.levels[*l].unroll {
+                let dims: Vec<String> = (0..width).map(|c| format!("c{c}")).collect();
+                let fixed: Vec<String> = (0..=d)
+                    .map(|j| format!("c{} = {}", 2 * j, positions[s][j]))
+                    .collect();
+                unroll.push(format!(
+                    "{}{{ [{}] -> unroll[{}] : {} }}",
+                    prefix(&params),
+                    dims.join(", "),
+                    2 * d + 1,
+                    fixed.join(" and ")
+                ));
+            }
+        }
+    }
+    let schedule = UnionMap::parse_all(ctx, schedule.iter().map(|s| s.as_str()))?;
+    let mut context_conds = Vec::new();
+    for (d, td) in kernel.threads.iter().enumerate() {
+        let name = &names.threads[d];
+        match td.kind {
+            ThreadKind::TilePoint { control } => {
+                let c = &t.levels[control].name;
+                context_conds.push(format!(
+                    "{size}*{c} <= {name} < {size}*{c} + {size}",
+                    size = td.size
+                ));
+            }
+            ThreadKind::Coordinate => context_conds.push(format!("0 <= {name} < {}", td.size)),
+            ThreadKind::Whole => {}
+        }
+    }
+    if context_conds.is_empty() {
+        context_conds.push("0 = 0".into());
+    }
+    let mut context = Set::parse(
+        ctx,
+        &format!("{}{{ : {} }}", prefix(&params), context_conds.join(" and ")),
+    )?;
+    // Each block variable ranges over the values of its loop: with that known, isl does not
+    // guard what the grid already bounds.
+    let mut outer: Vec<String> = t.program.params.clone();
+    outer.extend(names.host.iter().cloned());
+    for (l, name) in kernel.blocks.iter().zip(&names.blocks) {
+        let values = level_values(t, ctx, kernel, *l, &outer, &[])?;
+        context = context.intersect_params(&values.as_parameter(name)?)?;
+    }
+    let options = if unroll.is_empty() {
+        None
+    } else {
+        Some(UnionMap::parse_all(ctx, unroll.iter().map(|s| s.as_str()))?)
+    };
+    let ast = astbuild::build_ast(ctx, &context, &schedule, options.as_ref())?;
+    let body = to_ir(t, &ast);
+    let (prologue, grid) = prologue(t, ctx, kernel, &names)?;
+    Ok(KernelIr {
+        kernel: k,
+        name: kernel.name.clone(),
+        host_vars: names.host,
+        prologue,
+        body,
+        grid,
+        block: kernel.threads.iter().map(|d| d.size).collect(),
+    })
+}
+
+/// The constraint tying statement `s`'s thread loop `d` to the kernel variable `name`.
+fn thread_constraint(
+    t: &Transformed,
+    kernel: &Kernel,
+    s: usize,
+    d: usize,
+    name: &str,
+) -> Option<String> {
+    let td = &kernel.threads[d];
+    let level = kernel.thread_level(d, s)?;
+    let v = value_of(t, s, level);
+    Some(match td.kind {
+        ThreadKind::Coordinate => format!("({v}) - {0}*floor(({v})/{0}) = {name}", td.size),
+        _ => format!("{v} = {name}"),
+    })
+}
+
+/// The kernel's prologue (block and thread variables from `blockIdx`/`threadIdx`) and the
+/// grid dimensions (host expressions).
+fn prologue(
+    t: &Transformed,
+    ctx: &Ctx,
+    kernel: &Kernel,
+    names: &KernelNames,
+) -> Result<(Vec<PrologueVar>, Vec<Expr>), IslError> {
+    let idx = |what: &str, d: usize| Expr::Id(format!("{what}.{}", ["x", "y", "z"][d]));
+    let plus = |a: Expr, b: Expr| match b {
+        Expr::Int(0) => a,
+        b => Expr::Op(Op::Add, vec![a, b]),
+    };
+    let mut vars = Vec::new();
+    let mut grid = Vec::new();
+    // Block values range over the instances; with the host loop values as parameters.
+    let mut outer: Vec<String> = t.program.params.clone();
+    outer.extend(names.host.iter().cloned());
+    for (d, l) in kernel.blocks.iter().enumerate() {
+        let values = level_values(t, ctx, kernel, *l, &outer, &[])?;
+        let context = Set::parse(ctx, &format!("{}{{ : }}", prefix(&outer)))?;
+        let (min, extent) = astbuild::range_exprs(ctx, &context, &values)?;
+        vars.push(PrologueVar {
+            name: names.blocks[d].clone(),
+            value: plus(idx("blockIdx", d), min),
+        });
+        grid.push(extent);
+    }
+    let mut inner = outer.clone();
+    inner.extend(names.blocks.iter().cloned());
+    for (d, td) in kernel.threads.iter().enumerate() {
+        let value = match td.kind {
+            ThreadKind::TilePoint { control } => plus(
+                Expr::Op(
+                    Op::Mul,
+                    vec![Expr::Int(td.size), Expr::Id(t.levels[control].name.clone())],
+                ),
+                idx("threadIdx", d),
+            ),
+            ThreadKind::Coordinate => idx("threadIdx", d),
+            ThreadKind::Whole => {
+                let blocks: Vec<(LevelId, String)> = kernel
+                    .blocks
+                    .iter()
+                    .cloned()
+                    .zip(names.blocks.iter().cloned())
+                    .collect();
+                let values = level_values(t, ctx, kernel, td.per_statement[0].1, &inner, &blocks)?;
+                let context = Set::parse(ctx, &format!("{}{{ : }}", prefix(&inner)))?;
+                let (min, _) = astbuild::range_exprs(ctx, &context, &values)?;
+                plus(idx("threadIdx", d), min)
+            }
+        };
+        vars.push(PrologueVar {
+            name: names.threads[d].clone(),
+            value,
+        });
+    }
+    Ok((vars, grid))
+}
+
+/// The values a level takes over the kernel's source statements, as a one-dimensional set
+/// with `params` (host loop values fixed by name, and the given levels fixed to names).
+fn level_values(
+    t: &Transformed,
+    ctx: &Ctx,
+    kernel: &Kernel,
+    level: LevelId,
+    params: &[String],
+    fixed: &[(LevelId, String)],
+) -> Result<Set, IslError> {
+    let mut all: Option<Set> = None;
+    for &s in &kernel.statements {
+        let st = &t.statements[s];
+        let Some(index) = st.levels.iter().position(|(l, _)| *l == level) else {
+            continue;
+        };
+        let mut conds = Vec::new();
+        for (l, name) in kernel
+            .host_levels
+            .iter()
+            .map(|l| (*l, t.levels[*l].name.clone()))
+            .chain(fixed.iter().cloned())
+        {
+            if let Some((_, v)) = st.levels.iter().find(|(x, _)| *x == l) {
+                conds.push(format!("{v} = {name}"));
+            }
+        }
+        if conds.is_empty() {
+            conds.push("0 = 0".into());
+        }
+        let text = format!(
+            "{}{{ {} -> [{}] : {} }}",
+            prefix(params),
+            t.tuple(s),
+            st.levels[index].1,
+            conds.join(" and ")
+        );
+        let image = Map::parse(ctx, &text)?
+            .intersect_domain(&Set::parse(ctx, &st.domain)?)?
+            .range()?;
+        all = Some(match all {
+            None => image,
+            Some(a) => a.union(&image)?,
+        });
+    }
+    all.ok_or_else(|| IslError {
+        message: "a kernel loop has no statement".into(),
+        too_complex: false,
+    })
+}

@@ -1,0 +1,233 @@
+//! Statements in generated code: a source statement with its iterators replaced by the
+//! values the generated loops give them, and its array references rewritten for the
+//! GPU (device pointers, the read-only cache, data-copy temporaries, linearised
+//! subscripts for arrays with symbolic sizes).
+
+use super::cexpr::{from_ir, CExpr};
+use crate::codegen::ir::Expr;
+use crate::frontend::ast::{AssignOp, ExprId, ExprKind, StepOp, UnaryOp};
+use crate::poly::affine::Aff;
+use crate::poly::{AccessId, ArrayKind, StatementKind};
+use crate::transform::{Placement, Transformed};
+
+/// How to print the array references of one statement instance.
+pub struct Context<'a> {
+    pub t: &'a Transformed,
+    /// The statement's source id.
+    pub statement: usize,
+    /// Its iterators' values.
+    pub args: &'a [Expr],
+    /// Accesses whose data lives in a copy temporary: the temporary, and the offsets
+    /// (in the statement's iterators) subtracted from the subscripts.
+    pub rewrites: &'a dyn Fn(AccessId) -> Option<(String, Vec<Aff>)>,
+}
+
+impl Context<'_> {
+    fn iterator_value(&self, name: &str) -> Option<CExpr> {
+        let st = &self.t.program.statements[self.statement];
+        let k = st
+            .loops
+            .iter()
+            .position(|l| self.t.program.loops[*l].iterator == name)?;
+        Some(from_ir(&self.args[k], &|id| CExpr::name(id)))
+    }
+
+    fn access_of(&self, e: ExprId) -> Option<AccessId> {
+        let st = &self.t.program.statements[self.statement];
+        std::iter::once(&st.write)
+            .chain(&st.reads)
+            .copied()
+            .find(|a| self.t.program.accesses[*a].expr == Some(e))
+    }
+
+    /// The statement as C, without the `;`.
+    pub fn statement(&self) -> CExpr {
+        let st = &self.t.program.statements[self.statement];
+        match st.kind {
+            StatementKind::Assign(e) => self.expr(e),
+            StatementKind::Init { value } => {
+                let target = &self.t.program.arrays[self.t.program.accesses[st.write].array].name;
+                CExpr::Assign(
+                    "=",
+                    Box::new(CExpr::name(target.clone())),
+                    Box::new(self.expr(value)),
+                )
+            }
+        }
+    }
+
+    fn expr(&self, e: ExprId) -> CExpr {
+        let ast = &self.t.program.unit.ast;
+        let expr = &ast.exprs[e];
+        if let Some(a) = self.access_of(e) {
+            return self.access(a, e);
+        }
+        let b = |x: ExprId| Box::new(self.expr(x));
+        match &expr.kind {
+            ExprKind::Int(v) => CExpr::Int(*v),
+            ExprKind::Float(text) => CExpr::Atom(text.clone()),
+            ExprKind::Name(n) => self
+                .iterator_value(n)
+                .unwrap_or_else(|| CExpr::name(n.clone())),
+            ExprKind::Index { .. } => {
+                unreachable!("every array reference of a statement is an access")
+            }
+            ExprKind::Call { name, args, .. } => {
+                CExpr::Call(name.clone(), args.iter().map(|a| self.expr(*a)).collect())
+            }
+            ExprKind::Unary { op, operand } => CExpr::Unary(
+                match op {
+                    UnaryOp::Neg => "-",
+                    UnaryOp::Plus => "+",
+                    UnaryOp::Not => "!",
+                    UnaryOp::BitNot => "~",
+                },
+                b(*operand),
+            ),
+            ExprKind::Binary { op, lhs, rhs } => CExpr::Binary(op.c_spelling(), b(*lhs), b(*rhs)),
+            ExprKind::Conditional {
+                cond,
+                then_value,
+                else_value,
+            } => CExpr::Cond(b(*cond), b(*then_value), b(*else_value)),
+            ExprKind::Cast { ty, operand } => CExpr::Cast(ty.c_name().to_string(), b(*operand)),
+            ExprKind::Assign { op, target, value } => CExpr::Assign(
+                match op {
+                    AssignOp::Set => "=",
+                    AssignOp::Compound(o) => compound(o.c_spelling()),
+                },
+                b(*target),
+                b(*value),
+            ),
+            ExprKind::Step { op, prefix, target } => {
+                let op = match op {
+                    StepOp::Increment => "++",
+                    StepOp::Decrement => "--",
+                };
+                if *prefix {
+                    CExpr::Unary(op, b(*target))
+                } else {
+                    CExpr::Postfix(op, b(*target))
+                }
+            }
+        }
+    }
+
+    /// An array reference (or a scalar variable).
+    fn access(&self, a: AccessId, e: ExprId) -> CExpr {
+        let p = &self.t.program;
+        let access = &p.accesses[a];
+        let array = &p.arrays[access.array];
+        // The source subscripts (a private variable's expansion is not in the text).
+        let mut subscripts = Vec::new();
+        let mut base = e;
+        while let ExprKind::Index { base: b, index } = &p.unit.ast.exprs[base].kind {
+            subscripts.push(self.expr(*index));
+            base = *b;
+        }
+        subscripts.reverse();
+        if let Some((temp, offsets)) = (self.rewrites)(a) {
+            let var = |n: &str| self.iterator_value(n).unwrap_or_else(|| CExpr::name(n));
+            let offsets: Vec<CExpr> = offsets
+                .iter()
+                .map(|o| super::affine_to_c(o, &var))
+                .collect();
+            let shifted = access_subscripts_shifted(self, a, &offsets);
+            return CExpr::index(CExpr::name(temp), shifted);
+        }
+        if matches!(array.kind, ArrayKind::Private { .. }) || array.is_scalar() {
+            return CExpr::index(CExpr::name(array.name.clone()), subscripts);
+        }
+        global_reference(self.t, access.array, subscripts, !access.is_write)
+    }
+}
+
+/// A reference to an element of an array in device memory: through its constant-memory
+/// copy, linearised for symbolic sizes, through the read-only cache for reads.
+pub fn global_reference(
+    t: &Transformed,
+    array: crate::poly::ArrayId,
+    subscripts: Vec<CExpr>,
+    read: bool,
+) -> CExpr {
+    let a = &t.program.arrays[array];
+    let placement = t.placement(array);
+    let name = if placement == Placement::Constant {
+        super::constant_name(t, a)
+    } else {
+        a.name.clone()
+    };
+    let reference = if has_symbolic_inner_dims(a) {
+        CExpr::Index(
+            Box::new(CExpr::name(name)),
+            Box::new(linearize(a, subscripts)),
+        )
+    } else {
+        CExpr::index(CExpr::name(name), subscripts)
+    };
+    if read && placement == Placement::ReadOnlyCache {
+        CExpr::Call("__ldg".into(), vec![CExpr::Unary("&", Box::new(reference))])
+    } else {
+        reference
+    }
+}
+
+/// The subscripts of access `a` (its affine values, with the statement's iterators
+/// replaced) minus the copy's offsets: the index into the copy's temporary.
+fn access_subscripts_shifted(cx: &Context, a: AccessId, offsets: &[CExpr]) -> Vec<CExpr> {
+    let p = &cx.t.program;
+    let access = &p.accesses[a];
+    access
+        .subscripts
+        .iter()
+        .zip(offsets)
+        .map(|(sub, off)| {
+            let aff = sub.as_aff().expect(
+                "copy_to_shared and copy_to_registers refuse arrays with piecewise subscripts",
+            );
+            let value = super::affine_to_c(aff, &|n| {
+                cx.iterator_value(n).unwrap_or_else(|| CExpr::name(n))
+            });
+            match off {
+                CExpr::Int(0) => value,
+                off => super::simplify_difference(value, off.clone()),
+            }
+        })
+        .collect()
+}
+
+/// Whether an array's dimensions after the first are not all constants (C++ has no
+/// variable-length array types, so such arrays are indexed through a flat pointer).
+pub fn has_symbolic_inner_dims(array: &crate::poly::Array) -> bool {
+    array
+        .extents
+        .iter()
+        .skip(1)
+        .any(|e| e.as_ref().and_then(|a| a.as_constant()).is_none())
+}
+
+/// `A[i][j]` of an `n x m` array as `i * m + j`.
+fn linearize(array: &crate::poly::Array, subscripts: Vec<CExpr>) -> CExpr {
+    let mut it = subscripts.into_iter();
+    let mut acc = it.next().unwrap_or(CExpr::Int(0));
+    for (k, s) in it.enumerate() {
+        let dim = CExpr::name(array.dim_texts[k + 1].clone());
+        acc = CExpr::bin("+", CExpr::bin("*", acc, dim), s);
+    }
+    acc
+}
+
+fn compound(op: &str) -> &'static str {
+    match op {
+        "+" => "+=",
+        "-" => "-=",
+        "*" => "*=",
+        "/" => "/=",
+        "%" => "%=",
+        "<<" => "<<=",
+        ">>" => ">>=",
+        "&" => "&=",
+        "^" => "^=",
+        _ => "|=",
+    }
+}

@@ -1,0 +1,174 @@
+//! Recipe stage: parses a recipe (a Lua subset, `grammar/recipe.lalrpop`) and runs it
+//! on a program, command by command (the commands are in [`crate::transform`]).
+//!
+//! Entry points: [`parse`] and [`run`]. Free names are parameters, bound by `-P NAME=VALUE`,
+//! by the C file's `#define` constants, or declared with their candidate values for the
+//! tuner: `TI = param("TI", {16, 32, 64}, 32)`. Errors point into the recipe file.
+
+pub mod ast;
+mod interp;
+pub mod lexer;
+
+pub use interp::{run, ParamDecl, RunOptions, RunResult};
+
+use crate::diag::{Diagnostic, Diagnostics, SourceFile, SourceId, Span};
+use ast::{RStmtId, RecipeAst};
+use lalrpop_util::ParseError;
+use lexer::{lex, Tok, Token};
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, unused_parens, clippy::pedantic)]
+    grammar,
+    "/recipe.rs"
+);
+
+/// A parsed recipe.
+#[derive(Clone, Debug)]
+pub struct Recipe {
+    pub source: SourceId,
+    pub ast: RecipeAst,
+    pub body: Vec<RStmtId>,
+}
+
+/// Deepest nesting of expressions and statements accepted.
+const MAX_NESTING: u32 = 200;
+
+/// Parses the recipe in `file`.
+pub fn parse(file: &SourceFile, source: SourceId) -> Result<Recipe, Diagnostics> {
+    let tokens = lex(&file.text);
+    check_tokens(source, &tokens)?;
+    let mut ast = RecipeAst::default();
+    let stream = tokens
+        .iter()
+        .map(|t| (t.span.start, t.tok.clone(), t.span.end));
+    let body = grammar::ChunkParser::new()
+        .parse(&mut ast, stream)
+        .map_err(|e| vec![syntax_error(source, &tokens, e)])?;
+    let deep = ast
+        .exprs
+        .iter()
+        .find(|(_, e)| e.depth > MAX_NESTING)
+        .map(|(_, e)| e.span)
+        .or_else(|| {
+            ast.stmts
+                .iter()
+                .find(|(_, s)| s.depth > MAX_NESTING)
+                .map(|(_, s)| s.span)
+        });
+    if let Some(span) = deep {
+        return Err(vec![Diagnostic::error(
+            source,
+            span,
+            format!("the recipe is nested too deeply (more than {MAX_NESTING} levels)"),
+        )
+        .with_hint("split the expression")]);
+    }
+    Ok(Recipe { source, ast, body })
+}
+
+/// Refuses unreadable text and Lua outside the recipe subset, before parsing.
+fn check_tokens(source: SourceId, tokens: &[Token]) -> Result<(), Diagnostics> {
+    let mut depth = 0u32;
+    for t in tokens {
+        let refusal = match &t.tok {
+            Tok::Error(what) => Some((
+                format!("syntax error: {what}"),
+                "check the text at this place".to_string(),
+            )),
+            Tok::Kw(k @ ("while" | "repeat" | "until")) => Some((
+                format!("`{k}` loops are not supported in recipes"),
+                "use a numeric `for i = 1, n do ... end` loop".to_string(),
+            )),
+            Tok::Kw("function") => Some((
+                "functions cannot be defined in recipes".to_string(),
+                "write the commands out, or use a `for` loop".to_string(),
+            )),
+            Tok::Kw(k @ ("return" | "break" | "goto")) => Some((
+                format!("`{k}` is not supported in recipes"),
+                "recipes run from top to bottom; use `if` to skip commands".to_string(),
+            )),
+            Tok::Punct(p @ (":" | "::" | "...")) => Some((
+                format!("`{p}` is not supported in recipes"),
+                "recipes call commands by name: `tile(\"i\", 16)`".to_string(),
+            )),
+            Tok::Punct("(" | "[" | "{") => {
+                depth += 1;
+                (depth > MAX_NESTING).then(|| {
+                    (
+                        "the recipe is nested too deeply".to_string(),
+                        "split the expression".to_string(),
+                    )
+                })
+            }
+            Tok::Punct(")" | "]" | "}") => {
+                depth = depth.saturating_sub(1);
+                None
+            }
+            _ => None,
+        };
+        if let Some((message, hint)) = refusal {
+            return Err(vec![
+                Diagnostic::error(source, t.span, message).with_hint(hint)
+            ]);
+        }
+    }
+    Ok(())
+}
+
+fn describe(tok: &Tok) -> String {
+    match tok {
+        Tok::Name(n) => format!("name `{n}`"),
+        Tok::Number(v) => format!("number `{v}`"),
+        Tok::Str(s) => format!("string \"{s}\""),
+        Tok::Kw(k) => format!("keyword `{k}`"),
+        Tok::Punct(p) => format!("`{p}`"),
+        Tok::Error(e) => e.to_string(),
+    }
+}
+
+fn syntax_error(source: SourceId, tokens: &[Token], e: ParseError<usize, Tok, ()>) -> Diagnostic {
+    let hint = "recipes are Lua: `NAME = value`, command calls `tile_by_index({\"i\"}, {16}, ...)`, tables `{...}`, `if`, numeric `for`";
+    match e {
+        ParseError::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => {
+            let names: Vec<String> = expected
+                .iter()
+                .take(6)
+                .map(|x| x.trim_matches('"').to_string())
+                .collect();
+            Diagnostic::error(
+                source,
+                Span::new(l, r),
+                format!("syntax error: unexpected {}", describe(&tok)),
+            )
+            .with_label(format!("expected {}", names.join(", ")))
+            .with_hint(hint)
+        }
+        ParseError::UnrecognizedEof { .. } => {
+            let end = tokens.last().map(|t| t.span.end).unwrap_or(0);
+            Diagnostic::error(
+                source,
+                Span::new(end, end),
+                "syntax error: the recipe ends in the middle of a statement",
+            )
+            .with_hint("check for a missing `)`, `}` or `end`")
+        }
+        ParseError::ExtraToken { token: (l, tok, r) } => Diagnostic::error(
+            source,
+            Span::new(l, r),
+            format!("syntax error: unexpected {}", describe(&tok)),
+        )
+        .with_hint(hint),
+        ParseError::InvalidToken { location } => Diagnostic::error(
+            source,
+            Span::new(location, location + 1),
+            "syntax error: invalid token",
+        )
+        .with_hint(hint),
+        ParseError::User { error: () } => {
+            Diagnostic::error(source, Span::new(0, 0), "syntax error").with_hint(hint)
+        }
+    }
+}

@@ -1,0 +1,784 @@
+//! Data copies (seed 004, §3.4.2 and Table 3.2): `copy_to_registers` and
+//! `copy_to_shared` copy the footprint of an array accessed inside a loop into a
+//! temporary of constant size, before the loop, and rewrite the accesses inside it;
+//! `copy_to_constant` and `copy_to_texture` choose where an array lives.
+//!
+//! A copy is made of new statements in the same model as the source's: a copy-in before
+//! the loop (and, for registers, a copy-out after it) whose instances are the elements of
+//! the footprint, and for shared memory `__syncthreads()` after the copy and at the end of
+//! the enclosing loop's body. The footprint is computed by isl per value of the loops
+//! around the copy (and, for registers, per thread); its bounding box of constant size
+//! (isl's simple fixed box hull) gives the temporary's dimensions and the offset
+//! subtracted from the subscripts.
+
+use super::cudaize::ThreadKind;
+use super::{
+    unroll, Hw, LevelId, Placement, StmtKind, TResult, TStatement, TransformError, Transformed,
+};
+use crate::poly::affine::{isl_name, Aff, Var};
+use crate::poly::isl::{Ctx, Map, Set};
+use crate::poly::{AccessId, ArrayId, ArrayKind};
+
+/// Where a copy's temporary lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    Shared,
+    Registers,
+}
+
+/// A copy of an array's footprint into a temporary, at a place in a kernel.
+#[derive(Clone, Debug)]
+pub struct DataCopy {
+    pub array: ArrayId,
+    pub memory: Memory,
+    /// The temporary's name in the kernel.
+    pub temp: String,
+    /// The footprint's box (the temporary's dimensions before padding).
+    pub sizes: Vec<i64>,
+    /// The temporary's declared dimensions (shared memory: the last one padded).
+    pub dims: Vec<i64>,
+    pub kernel: usize,
+    /// The names the offsets use for the values the copy is made per (loops around it,
+    /// thread variables).
+    pub fixed_names: Vec<String>,
+    /// Per dimension, the offset of the box (affine in `fixed_names` and parameters).
+    pub offsets: Vec<Aff>,
+    /// The rewritten accesses, with the offsets in their statement's iterators.
+    pub rewrites: Vec<(AccessId, Vec<Aff>)>,
+}
+
+/// A copy statement's loops and the kernel variables it fixes.
+type CopyPlace = (Vec<(LevelId, Aff)>, Vec<(Hw, Aff)>);
+
+/// Registers a copy may use per thread; more would spill.
+pub const MAX_REGISTER_ELEMENTS: i64 = 128;
+/// Static shared memory per block.
+pub const MAX_SHARED_BYTES: i64 = 48 * 1024;
+
+/// What a copy is made per: a name and, per statement of the scope, its value.
+struct Fixed {
+    name: String,
+    hw: Option<Hw>,
+    /// The level (prefix levels only) the value belongs to in the schedule.
+    level: Option<LevelId>,
+    values: Vec<(usize, Aff)>,
+}
+
+pub fn copy_to_registers(t: &mut Transformed, level: LevelId, array: ArrayId) -> TResult<()> {
+    make_copy(t, level, array, Memory::Registers, 0)
+}
+
+pub fn copy_to_shared(
+    t: &mut Transformed,
+    level: LevelId,
+    array: ArrayId,
+    pad: i64,
+) -> TResult<()> {
+    make_copy(t, level, array, Memory::Shared, pad)
+}
+
+/// Places an array in constant memory or behind the read-only data cache.
+pub fn place(t: &mut Transformed, array: ArrayId, placement: Placement) -> TResult<()> {
+    let p = &t.program;
+    let a = &p.arrays[array];
+    let written = p
+        .statements
+        .iter()
+        .any(|s| p.accesses[s.write].array == array);
+    let what = if placement == Placement::Constant {
+        "constant memory"
+    } else {
+        "the read-only data cache"
+    };
+    if written {
+        return Err(TransformError::new(format!(
+            "`{}` is written, so it cannot be read through {what}",
+            a.name
+        ))
+        .hint("only arrays the kernels only read can be placed there"));
+    }
+    if a.is_scalar() {
+        return Err(TransformError::new(format!(
+            "`{}` is a scalar; kernels receive it as an argument already",
+            a.name
+        )));
+    }
+    if placement == Placement::Constant {
+        let elements: Option<i64> = a
+            .extents
+            .iter()
+            .map(|e| e.as_ref().and_then(|x| x.as_constant()))
+            .product();
+        let Some(n) = elements else {
+            return Err(TransformError::new(format!(
+                "`{}` has no constant size, and constant memory is declared with one",
+                a.name
+            ))
+            .hint("use copy_to_texture for arrays whose size is a parameter"));
+        };
+        let bytes = n.saturating_mul(a.elem.size_bytes() as i64);
+        if bytes > 64 * 1024 {
+            return Err(TransformError::new(format!(
+                "`{}` takes {bytes} bytes; constant memory holds 65536",
+                a.name
+            ))
+            .hint("use copy_to_texture (the read-only data cache) for large arrays"));
+        }
+    }
+    t.placements.retain(|(x, _)| *x != array);
+    t.placements.push((array, placement));
+    Ok(())
+}
+
+fn make_copy(
+    t: &mut Transformed,
+    level: LevelId,
+    array: ArrayId,
+    memory: Memory,
+    pad: i64,
+) -> TResult<()> {
+    let p = &t.program;
+    let name = p.arrays[array].name.clone();
+    let command = if memory == Memory::Shared {
+        "copy_to_shared"
+    } else {
+        "copy_to_registers"
+    };
+    let Some(k) = t
+        .statements_in(level)
+        .into_iter()
+        .find_map(|s| t.kernel_of(s))
+    else {
+        return Err(TransformError::new(format!(
+            "{command} places data inside a kernel, and loop `{}` is not in one",
+            t.levels[level].name
+        ))
+        .hint("use cudaize first, then copy inside the kernel's loops"));
+    };
+    let kernel = t.kernels[k].clone();
+    if kernel.blocks.contains(&level) || kernel.host_levels.contains(&level) {
+        return Err(TransformError::new(format!(
+            "`{}` is a block loop; a copy goes inside the loops a block runs",
+            t.levels[level].name
+        ))
+        .hint("name a loop inside the block loops, or `tx` for the thread loops"));
+    }
+    if matches!(p.arrays[array].kind, ArrayKind::Private { .. }) || p.arrays[array].is_scalar() {
+        return Err(TransformError::new(format!(
+            "`{name}` is a scalar or private variable; it is in registers already"
+        )));
+    }
+    let thread_levels: Vec<LevelId> = kernel
+        .threads
+        .iter()
+        .flat_map(|d| d.per_statement.iter().map(|(_, l)| *l))
+        .collect();
+    let at_threads = thread_levels.contains(&level);
+    // The statements that use the array inside the copy's place, and where it goes in each.
+    let mut scope: Vec<(usize, usize)> = Vec::new();
+    for &s in &kernel.statements {
+        let StmtKind::Compute(id) = t.statements[s].kind else {
+            continue;
+        };
+        let st = &p.statements[id];
+        if !std::iter::once(&st.write)
+            .chain(&st.reads)
+            .any(|a| p.accesses[*a].array == array)
+        {
+            continue;
+        }
+        let levels = &t.statements[s].levels;
+        let at = if at_threads {
+            levels.iter().position(|(l, _)| thread_levels.contains(l))
+        } else {
+            levels.iter().position(|(l, _)| *l == level)
+        };
+        if let Some(at) = at {
+            scope.push((s, at));
+        }
+    }
+    if scope.is_empty() {
+        return Err(TransformError::new(format!(
+            "`{name}` is not used inside loop `{}`",
+            t.levels[level].name
+        ))
+        .hint("copy an array that the statements inside the loop access"));
+    }
+    let prefix: Vec<LevelId> = t.statements[scope[0].0].levels[..scope[0].1]
+        .iter()
+        .map(|(l, _)| *l)
+        .collect();
+    if scope.iter().any(|(s, at)| {
+        t.statements[*s].levels[..*at]
+            .iter()
+            .map(|(l, _)| *l)
+            .ne(prefix.iter().copied())
+    }) {
+        return Err(TransformError::new(format!(
+            "the statements that use `{name}` are not all inside one loop `{}`",
+            t.levels[level].name
+        ))
+        .hint("copy at a loop that encloses every use of the array in the kernel"));
+    }
+    let written = scope.iter().any(|(s, _)| match t.statements[*s].kind {
+        StmtKind::Compute(id) => p.accesses[p.statements[id].write].array == array,
+        _ => false,
+    });
+    if memory == Memory::Shared {
+        if written || kernel_writes(t, k, array) {
+            return Err(TransformError::new(format!("the kernel writes `{name}`; gpucc copies only arrays a kernel reads to shared memory"))
+                .hint("keep a written array in registers (copy_to_registers) or in global memory"));
+        }
+        if prefix.iter().any(|l| thread_levels.contains(l)) {
+            return Err(TransformError::new(format!(
+                "a shared-memory copy must be outside the thread loops, and `{}` is inside them",
+                t.levels[level].name
+            ))
+            .hint("copy at `tx` (just outside the thread loops) or at a loop that encloses them"));
+        }
+    }
+    for (s, _) in &scope {
+        let StmtKind::Compute(id) = t.statements[*s].kind else {
+            continue;
+        };
+        let st = &p.statements[id];
+        if let Some(a) = std::iter::once(&st.write).chain(&st.reads).find(|a| {
+            p.accesses[**a].array == array
+                && p.accesses[**a]
+                    .subscripts
+                    .iter()
+                    .any(|x| x.as_aff().is_none())
+        }) {
+            return Err(TransformError::new(format!("`{}` has a subscript with several cases (min, max, ?:, or / and % of values that may be negative)", p.accesses[*a].text))
+                .hint("copies need affine subscripts"));
+        }
+    }
+
+    // What the copy is made per: the loops around it, and for registers each thread.
+    let names = crate::codegen::kernel_names(t, &kernel);
+    let mut fixed: Vec<Fixed> = Vec::new();
+    for (d, l) in prefix.iter().enumerate() {
+        let hw = kernel
+            .host_levels
+            .iter()
+            .position(|x| x == l)
+            .map(Hw::Host)
+            .or_else(|| kernel.blocks.iter().position(|x| x == l).map(Hw::Block));
+        fixed.push(Fixed {
+            name: t.levels[*l].name.clone(),
+            hw,
+            level: Some(*l),
+            values: scope
+                .iter()
+                .map(|(s, _)| (*s, t.statements[*s].levels[d].1.clone()))
+                .collect(),
+        });
+    }
+    if memory == Memory::Registers {
+        for (d, td) in kernel.threads.iter().enumerate() {
+            let mut values = Vec::new();
+            for (s, _) in &scope {
+                let l = kernel
+                    .thread_level(d, *s)
+                    .expect("cudaize gives every statement of a kernel its thread loops");
+                let v = t.statements[*s]
+                    .levels
+                    .iter()
+                    .find(|(x, _)| *x == l)
+                    .map(|(_, v)| v.clone())
+                    .expect("the statement has its thread loop");
+                values.push((
+                    *s,
+                    match td.kind {
+                        ThreadKind::Coordinate => v
+                            .sub(
+                                &v.floor_div(td.size)
+                                    .scale(td.size)
+                                    .map_err(|_| too_large())?,
+                            )
+                            .map_err(|_| too_large())?,
+                        _ => v,
+                    },
+                ));
+            }
+            fixed.push(Fixed {
+                name: names.threads[d].clone(),
+                hw: Some(Hw::Thread(d)),
+                level: None,
+                values,
+            });
+        }
+    }
+    let ctx = Ctx::new();
+    let fixed_names: Vec<String> = fixed.iter().map(|f| isl_name(&f.name)).collect();
+    let footprint = |reads: bool, writes: bool| -> TResult<Option<Map>> {
+        let mut all: Option<Map> = None;
+        for (i, (s, _)) in scope.iter().enumerate() {
+            let StmtKind::Compute(id) = t.statements[*s].kind else {
+                continue;
+            };
+            let st = &p.statements[id];
+            for a in std::iter::once(&st.write).chain(&st.reads) {
+                let access = &p.accesses[*a];
+                if access.array != array
+                    || (access.is_write && !writes)
+                    || (!access.is_write && !reads)
+                {
+                    continue;
+                }
+                let mut conds: Vec<String> = fixed
+                    .iter()
+                    .zip(&fixed_names)
+                    .map(|(f, n)| format!("{n} = {}", f.values[i].1))
+                    .collect();
+                let outs: Vec<String> = (0..access.subscripts.len())
+                    .map(|k| format!("__e{k}"))
+                    .collect();
+                for (k, sub) in access.subscripts.iter().enumerate() {
+                    conds.push(sub.equals_text(&outs[k]));
+                }
+                let text = format!(
+                    "{}{{ {} -> [[{}] -> {}[{}]] : {} }}",
+                    t.params_prefix(),
+                    t.tuple(*s),
+                    fixed_names.join(", "),
+                    isl_name(&name),
+                    outs.join(", "),
+                    conds.join(" and ")
+                );
+                let m = Map::parse(&ctx, &text)?
+                    .intersect_domain(&Set::parse(&ctx, &t.statements[*s].domain)?)?
+                    .range_unwrapped()?;
+                all = Some(match all {
+                    None => m,
+                    Some(x) => x.union(&m)?,
+                });
+            }
+        }
+        Ok(all)
+    };
+    let reads = footprint(true, false)?;
+    let writes = if memory == Memory::Registers {
+        footprint(false, true)?
+    } else {
+        None
+    };
+    let all = footprint(true, true)?.expect("the scope uses the array");
+    let Some((offsets, sizes)) = all.range_fixed_box()? else {
+        return Err(TransformError::new(format!(
+            "the part of `{name}` used inside loop `{}` does not have a constant size",
+            t.levels[level].name
+        ))
+        .hint("tile the loops inside the copy so that each uses a tile of constant size"));
+    };
+    let elements: i64 = sizes.iter().product();
+    let elem = p.arrays[array].elem;
+    let mut dims = sizes.clone();
+    if memory == Memory::Registers {
+        if elements > MAX_REGISTER_ELEMENTS {
+            return Err(TransformError::new(format!("each thread would keep {elements} elements of `{name}` in registers (at most {MAX_REGISTER_ELEMENTS})"))
+                .hint("use smaller tiles inside the copy's loop"));
+        }
+        check_private_to_threads(t, &ctx, &fixed, &fixed_names, &all, &name, written)?;
+    } else {
+        if let Some(last) = dims.last_mut() {
+            if pad < 0 {
+                let m = -pad;
+                while gcd(*last, m) != 1 {
+                    *last += 1;
+                }
+            } else {
+                *last += pad;
+            }
+        }
+        let used: i64 = t
+            .copies
+            .iter()
+            .filter(|c| c.kernel == k && c.memory == Memory::Shared)
+            .map(|c| {
+                c.dims.iter().product::<i64>() * t.program.arrays[c.array].elem.size_bytes() as i64
+            })
+            .sum();
+        let bytes = dims.iter().product::<i64>() * elem.size_bytes() as i64;
+        if used + bytes > MAX_SHARED_BYTES {
+            return Err(TransformError::new(format!(
+                "the kernel's shared memory would be {} bytes (at most {MAX_SHARED_BYTES})",
+                used + bytes
+            ))
+            .hint("use smaller tiles, or copy fewer arrays to shared memory"));
+        }
+    }
+
+    // The rewritten accesses: subscript minus offset, with the offset in each statement's
+    // iterators.
+    let mut rewrites = Vec::new();
+    for (i, (s, _)) in scope.iter().enumerate() {
+        let StmtKind::Compute(id) = t.statements[*s].kind else {
+            continue;
+        };
+        let st = &p.statements[id];
+        for a in std::iter::once(&st.write).chain(&st.reads) {
+            if p.accesses[*a].array != array {
+                continue;
+            }
+            let local = offsets
+                .iter()
+                .map(|o| {
+                    o.substitute(&|v| match v {
+                        Var::Index(n) => fixed_names
+                            .iter()
+                            .position(|x| x == n)
+                            .map(|j| fixed[j].values[i].1.clone()),
+                        Var::Param(_) => None,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| too_large())?;
+            rewrites.push((*a, local));
+        }
+    }
+    let c = t.copies.len();
+    let temp = temp_name(t, &name, memory);
+    let scope_orders: Vec<(usize, i32)> =
+        scope.iter().map(|(s, _)| t.statements[*s].order).collect();
+    let first = scope_orders.iter().min().expect("scope is not empty").0;
+    let last = scope_orders.iter().max().expect("scope is not empty").0;
+
+    // Copy-in (and copy-out) statements.
+    let params_prefix = t.params_prefix();
+    let instances = |fp: &Map, label: &str| -> TResult<(Vec<String>, String)> {
+        let xs: Vec<String> = (0..sizes.len()).map(|k| format!("__x{k}")).collect();
+        let es: Vec<String> = (0..sizes.len()).map(|k| format!("__e{k}")).collect();
+        let shift: Vec<String> = xs
+            .iter()
+            .zip(&es)
+            .zip(&offsets)
+            .map(|((x, e), o)| format!("{x} = {e} - ({o})"))
+            .collect();
+        let mut iters = fixed_names.clone();
+        iters.extend(xs.clone());
+        let text = format!(
+            "{}{{ [[{}] -> {}[{}]] -> {label}[{}] : {} }}",
+            params_prefix,
+            fixed_names.join(", "),
+            isl_name(&name),
+            es.join(", "),
+            iters.join(", "),
+            shift.join(" and ")
+        );
+        let domain = fp.wrapped()?.apply(&Map::parse(&ctx, &text)?)?;
+        Ok((iters, domain.to_string()))
+    };
+    let copy_levels = |t: &mut Transformed, shared: bool| -> TResult<CopyPlace> {
+        let mut levels: Vec<(LevelId, Aff)> = fixed
+            .iter()
+            .zip(&fixed_names)
+            .filter_map(|(f, n)| f.level.map(|l| (l, Aff::var(Var::Index(n.clone())))))
+            .collect();
+        let mut bindings: Vec<(Hw, Aff)> = fixed
+            .iter()
+            .zip(&fixed_names)
+            .filter_map(|(f, n)| f.hw.map(|h| (h, Aff::var(Var::Index(n.clone())))))
+            .collect();
+        let rank = sizes.len();
+        for d in 0..rank {
+            let x = Aff::var(Var::Index(format!("__x{d}")));
+            // The last array dimension goes to threadIdx.x, the one before to .y, ...
+            let thread = if shared {
+                (rank - 1 - d < kernel.threads.len()).then_some(rank - 1 - d)
+            } else {
+                None
+            };
+            match thread {
+                Some(dim) => {
+                    let td = &kernel.threads[dim];
+                    let rounds = x.floor_div(td.size);
+                    let coordinate = x
+                        .sub(&rounds.scale(td.size).map_err(|_| too_large())?)
+                        .map_err(|_| too_large())?;
+                    let l = t.new_level(unroll::fresh_name(
+                        t,
+                        &format!("{}{}", temp.to_lowercase(), d),
+                    ));
+                    levels.push((l, rounds));
+                    bindings.push((
+                        Hw::Thread(dim),
+                        thread_value(t, &kernel, &fixed, &fixed_names, dim, coordinate)?,
+                    ));
+                }
+                None => {
+                    let l = t.new_level(unroll::fresh_name(
+                        t,
+                        &format!("{}{}", temp.to_lowercase(), d),
+                    ));
+                    t.levels[l].unroll = !shared;
+                    levels.push((l, x));
+                }
+            }
+        }
+        if shared {
+            // Threads along an index the copy does not use stay at its first value.
+            for dim in 0..kernel.threads.len() {
+                if !bindings.iter().any(|(h, _)| *h == Hw::Thread(dim)) {
+                    bindings.push((
+                        Hw::Thread(dim),
+                        thread_value(t, &kernel, &fixed, &fixed_names, dim, Aff::constant(0))?,
+                    ));
+                }
+            }
+        }
+        Ok((levels, bindings))
+    };
+    let mut new_statements = Vec::new();
+    if let Some(fp) = &reads {
+        let label = format!("{}_in", temp);
+        let (iterators, domain) = instances(fp, &label)?;
+        let (levels, bindings) = copy_levels(t, memory == Memory::Shared)?;
+        new_statements.push(TStatement {
+            name: label,
+            kind: StmtKind::CopyIn(c),
+            iterators,
+            domain,
+            levels,
+            order: (first, -2),
+            bindings,
+        });
+    }
+    if let Some(fp) = &writes {
+        let label = format!("{}_out", temp);
+        let (iterators, domain) = instances(fp, &label)?;
+        let (levels, bindings) = copy_levels(t, false)?;
+        new_statements.push(TStatement {
+            name: label,
+            kind: StmtKind::CopyOut(c),
+            iterators,
+            domain,
+            levels,
+            order: (last, 1),
+            bindings,
+        });
+    }
+    if memory == Memory::Shared {
+        // A barrier after the copy; another at the end of the enclosing loop's body if a
+        // loop inside the kernel runs the copy again.
+        let copy_in = new_statements.last().expect("a shared copy reads").clone();
+        let sync_domain =
+            Set::parse(&ctx, &copy_in.domain)?.project_out(fixed_names.len(), sizes.len())?;
+        let in_kernel_loop = prefix
+            .iter()
+            .any(|l| !kernel.blocks.contains(l) && !kernel.host_levels.contains(l));
+        for (order, needed) in [((first, -1), true), ((last, 2), in_kernel_loop)] {
+            if !needed {
+                continue;
+            }
+            add_barrier(t, k, &ctx, &sync_domain, &fixed, &fixed_names, order)?;
+        }
+    }
+    let added: Vec<usize> =
+        (t.statements.len()..t.statements.len() + new_statements.len()).collect();
+    t.statements.extend(new_statements);
+    t.kernels[k].statements.extend(added);
+    for (a, _) in &rewrites {
+        if t.copies
+            .iter()
+            .any(|x| x.rewrites.iter().any(|(b, _)| b == a))
+        {
+            return Err(
+                TransformError::new(format!("`{name}` is copied twice at the same place"))
+                    .hint("copy each array once per loop"),
+            );
+        }
+    }
+    t.copies.push(DataCopy {
+        array,
+        memory,
+        temp,
+        sizes,
+        dims,
+        kernel: k,
+        fixed_names,
+        offsets,
+        rewrites,
+    });
+    Ok(())
+}
+
+fn too_large() -> TransformError {
+    TransformError::new("the copy's index arithmetic exceeds 64-bit integers")
+        .hint("use smaller sizes")
+}
+
+/// The value the kernel's thread variable `dim` has where the thread index is
+/// `coordinate`.
+fn thread_value(
+    t: &Transformed,
+    kernel: &super::cudaize::Kernel,
+    fixed: &[Fixed],
+    names: &[String],
+    dim: usize,
+    coordinate: Aff,
+) -> TResult<Aff> {
+    let td = &kernel.threads[dim];
+    Ok(match td.kind {
+        ThreadKind::Coordinate => coordinate,
+        ThreadKind::TilePoint { control } => {
+            let j = fixed
+                .iter()
+                .position(|f| f.level == Some(control))
+                .ok_or_else(|| {
+                    TransformError::new(format!(
+                        "the copy is not inside the loop `{}` that gives the threads their tile",
+                        t.levels[control].name
+                    ))
+                    .hint("copy inside the block loops")
+                })?;
+            Aff::var(Var::Index(names[j].clone()))
+                .scale(td.size)
+                .and_then(|a| a.add(&coordinate))
+                .map_err(|_| too_large())?
+        }
+        ThreadKind::Whole => {
+            let first = unroll::first_value(t, td.per_statement[0].1)?.ok_or_else(|| {
+                TransformError::new(format!("the thread loop `{}` does not start at a constant, so the copy cannot be spread over its threads", td.name))
+                    .hint("tile the thread loop, or copy to registers")
+            })?;
+            coordinate
+                .add(&Aff::constant(first))
+                .map_err(|_| too_large())?
+        }
+    })
+}
+
+fn add_barrier(
+    t: &mut Transformed,
+    k: usize,
+    ctx: &Ctx,
+    domain: &Set,
+    fixed: &[Fixed],
+    names: &[String],
+    order: (usize, i32),
+) -> TResult<()> {
+    let levels: Vec<(LevelId, Aff)> = fixed
+        .iter()
+        .zip(names)
+        .filter_map(|(f, n)| f.level.map(|l| (l, Aff::var(Var::Index(n.clone())))))
+        .collect();
+    let bindings: Vec<(Hw, Aff)> = fixed
+        .iter()
+        .zip(names)
+        .filter_map(|(f, n)| f.hw.map(|h| (h, Aff::var(Var::Index(n.clone())))))
+        .collect();
+    // One barrier serves every copy at the same place.
+    let same_place = |s: &TStatement| {
+        s.kind == StmtKind::Sync
+            && s.order == order
+            && s.levels
+                .iter()
+                .map(|(l, _)| *l)
+                .eq(levels.iter().map(|(l, _)| *l))
+    };
+    if let Some(existing) = t.statements.iter().position(same_place) {
+        let name = t.statements[existing].name.clone();
+        let merged = Set::parse(ctx, &t.statements[existing].domain)?
+            .union(&domain.set_tuple_name(&name)?)?;
+        t.statements[existing].domain = merged.to_string();
+        return Ok(());
+    }
+    let name = format!(
+        "Y{}",
+        t.statements
+            .iter()
+            .filter(|s| s.kind == StmtKind::Sync)
+            .count()
+    );
+    t.statements.push(TStatement {
+        name: name.clone(),
+        kind: StmtKind::Sync,
+        iterators: names.to_vec(),
+        domain: domain.set_tuple_name(&name)?.to_string(),
+        levels,
+        order,
+        bindings,
+    });
+    let s = t.statements.len() - 1;
+    t.kernels[k].statements.push(s);
+    Ok(())
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn temp_name(t: &Transformed, array: &str, memory: Memory) -> String {
+    let base = match memory {
+        Memory::Shared => format!("{array}_shared"),
+        Memory::Registers => format!("{array}_reg"),
+    };
+    unroll::fresh_name(t, &base)
+}
+
+/// Whether the kernel writes the array anywhere.
+fn kernel_writes(t: &Transformed, k: usize, array: ArrayId) -> bool {
+    t.kernels[k]
+        .statements
+        .iter()
+        .any(|s| match t.statements[*s].kind {
+            StmtKind::Compute(id) => {
+                t.program.accesses[t.program.statements[id].write].array == array
+            }
+            _ => false,
+        })
+}
+
+/// A register copy of data that other threads use would go stale: the footprints of two
+/// threads of one block must not share an element when the array is written.
+fn check_private_to_threads(
+    t: &Transformed,
+    ctx: &Ctx,
+    fixed: &[Fixed],
+    names: &[String],
+    footprint: &Map,
+    array: &str,
+    written: bool,
+) -> TResult<()> {
+    if !written {
+        return Ok(());
+    }
+    let shares = footprint.apply_range(&footprint.reverse()?)?.deltas()?;
+    let thread_differs: Vec<String> = fixed
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| matches!(f.hw, Some(Hw::Thread(_))))
+        .map(|(j, _)| format!("(d{j} < 0 or d{j} > 0)"))
+        .collect();
+    if thread_differs.is_empty() {
+        return Ok(());
+    }
+    let same: Vec<String> = fixed
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| !matches!(f.hw, Some(Hw::Thread(_))))
+        .map(|(j, _)| format!("d{j} = 0"))
+        .collect();
+    let mut all = same;
+    all.push(format!("({})", thread_differs.join(" or ")));
+    let dims: Vec<String> = (0..names.len()).map(|j| format!("d{j}")).collect();
+    let bad = Set::parse(
+        ctx,
+        &format!(
+            "{}{{ [{}] : {} }}",
+            t.params_prefix(),
+            dims.join(", "),
+            all.join(" and ")
+        ),
+    )?;
+    if !shares.intersect(&bad)?.is_empty()? {
+        return Err(TransformError::new(format!("threads of a block share elements of `{array}`, which the kernel writes: each would keep its own copy in registers"))
+            .hint("copy to registers only data that each thread uses alone (a register tile of the output)"));
+    }
+    Ok(())
+}

@@ -1,0 +1,115 @@
+//! Legality: a transformed schedule must run the sink of every dependence (flow, anti,
+//! output) after its source. A dependence relation `src -> sink`, mapped through the
+//! schedules of its two statements, gives the pairs of time vectors; the schedule is legal
+//! when all their differences are lexicographically positive.
+
+use super::{StmtKind, TResult, TransformError, Transformed};
+use crate::deps::{DepKind, Dependence};
+use crate::poly::isl::{Ctx, Map, Set};
+use crate::poly::StatementId;
+
+/// The index of the transformed statement of source statement `s`.
+pub fn compute_statement(t: &Transformed, s: StatementId) -> usize {
+    t.statements
+        .iter()
+        .position(|st| st.kind == StmtKind::Compute(s))
+        .expect("every source statement has a transformed statement")
+}
+
+/// The dependences that constrain the order (no input dependences), one per pair of
+/// accesses.
+pub fn constraining(t: &Transformed) -> Vec<&Dependence> {
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for d in &t.deps.dependences {
+        if d.kind == DepKind::Input {
+            continue;
+        }
+        let key = (d.kind, d.source_access, d.sink_access);
+        if !seen.contains(&key) {
+            seen.push(key);
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// For each constraining dependence, the differences `f(sink) - f(source)` of its
+/// instances under the per-statement maps `f` (isl texts from a statement's tuple to a
+/// vector, by transformed statement index).
+pub fn dependence_deltas<'a>(
+    t: &'a Transformed,
+    ctx: &Ctx,
+    map_of: &dyn Fn(usize) -> Option<String>,
+) -> TResult<Vec<(&'a Dependence, Set)>> {
+    let mut out = Vec::new();
+    for d in constraining(t) {
+        let (src, sink) = (compute_statement(t, d.source), compute_statement(t, d.sink));
+        let (Some(fs), Some(ft)) = (map_of(src), map_of(sink)) else {
+            continue;
+        };
+        let relation = Map::parse(ctx, &d.relation)?;
+        let deltas = relation
+            .apply_domain(&Map::parse(ctx, &fs)?)?
+            .apply_range(&Map::parse(ctx, &ft)?)?
+            .deltas()?;
+        out.push((d, deltas));
+    }
+    Ok(out)
+}
+
+/// `{ [d0, ..., dn] : d <=lex 0 }` as isl text.
+fn lex_nonpositive(prefix: &str, width: usize) -> String {
+    let names: Vec<String> = (0..width).map(|k| format!("d{k}")).collect();
+    let mut disjuncts = Vec::new();
+    for k in 0..=width {
+        let mut conds: Vec<String> = (0..k).map(|j| format!("d{j} = 0")).collect();
+        if k < width {
+            conds.push(format!("d{k} < 0"));
+        }
+        if conds.is_empty() {
+            conds.push("0 = 0".into());
+        }
+        disjuncts.push(format!("({})", conds.join(" and ")));
+    }
+    format!(
+        "{prefix}{{ [{}] : {} }}",
+        names.join(", "),
+        disjuncts.join(" or ")
+    )
+}
+
+/// A dependence for people: kind, array, lines, accesses and distance.
+pub fn describe(t: &Transformed, d: &Dependence) -> String {
+    let p = &t.program;
+    let distance: Vec<String> = d.distance.iter().map(|x| x.text()).collect();
+    format!(
+        "the {} dependence on `{}` from line {} to line {} (`{}` -> `{}`, distance ({}))",
+        d.kind.name(),
+        p.arrays[d.array].name,
+        p.statements[d.source].line,
+        p.statements[d.sink].line,
+        p.accesses[d.source_access].text,
+        p.accesses[d.sink_access].text,
+        distance.join(", ")
+    )
+}
+
+/// Checks that the current schedule respects every dependence; `what` names the command
+/// for the message.
+pub fn check_order(t: &Transformed, what: &str) -> TResult<()> {
+    let ctx = Ctx::new();
+    let positions = t.positions();
+    let width = 2 * t.depth() + 1;
+    let schedules: Vec<String> = (0..t.statements.len())
+        .map(|s| t.schedule_text(s, &positions[s], width))
+        .collect();
+    let bad = Set::parse(&ctx, &lex_nonpositive(&t.params_prefix(), width))?;
+    for (d, deltas) in dependence_deltas(t, &ctx, &|s| Some(schedules[s].clone()))? {
+        if !deltas.intersect(&bad)?.is_empty()? {
+            return Err(TransformError::new(format!("{what} would reverse {}", describe(t, d)))
+                .hint("keep the loops that carry this dependence outside, in their original order; `gpucc deps` lists the dependences"));
+        }
+    }
+    Ok(())
+}

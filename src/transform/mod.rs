@@ -1,0 +1,358 @@
+//! Transform stage: the loop transformations of recipes, each checked against the
+//! dependences, on a schedule that codegen turns into loops.
+//!
+//! The transformed program ([`Transformed`]) gives every statement a list of *levels*:
+//! the loops around it, outermost first, each a quasi-affine expression of the statement's
+//! iterators (`i`, `floor(i/16)`, ...). Statements that share a level share that loop.
+//! The order of sibling loops and statements is derived from the text's order
+//! ([`TStatement::order`]), so permuting the loops of one statement but not of its
+//! neighbour distributes the loop nest, as CHiLL does. Entry points: [`Transformed::new`]
+//! and the commands in the submodules ([`tile`], [`permute`], [`unroll`], [`cudaize`],
+//! [`datacopy`]); every command that changes the order of instances is checked by
+//! [`legality`].
+
+pub mod cudaize;
+pub mod datacopy;
+pub mod legality;
+pub mod permute;
+pub mod tile;
+pub mod unroll;
+
+use crate::deps::Dependences;
+use crate::poly::affine::{isl_name, Aff, Var};
+use crate::poly::{ArrayId, Program, StatementId};
+
+pub type LevelId = usize;
+
+/// A loop of the transformed program.
+#[derive(Clone, Debug)]
+pub struct Level {
+    /// The loop index's name in generated code.
+    pub name: String,
+    /// For the point loop of a tiled loop: its control loop and the tile size.
+    pub tile: Option<Tile>,
+    /// Fully unrolled by the code generator.
+    pub unroll: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tile {
+    pub control: LevelId,
+    pub size: i64,
+}
+
+/// What a statement of the transformed program does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StmtKind {
+    /// A statement of the source.
+    Compute(StatementId),
+    /// Loads the footprint of a data copy into its temporary.
+    CopyIn(usize),
+    /// Stores a data copy's temporary back to its array.
+    CopyOut(usize),
+    /// `__syncthreads()` for the shared-memory copies of a kernel.
+    Sync,
+}
+
+/// A statement of the transformed program.
+#[derive(Clone, Debug)]
+pub struct TStatement {
+    /// Its name in isl texts (`S0`, `C0_in`, `Y0`).
+    pub name: String,
+    pub kind: StmtKind,
+    /// The names of its domain's dimensions.
+    pub iterators: Vec<String>,
+    /// Its iteration domain, isl text (`[N] -> { S0[i, j] : ... }`).
+    pub domain: String,
+    /// The loops around it, outermost first, each with its value.
+    pub levels: Vec<(LevelId, Aff)>,
+    /// Sibling order: (the source statement it follows, tie-breaker); see
+    /// [`Transformed::positions`].
+    pub order: (usize, i32),
+    /// For copies and barriers: the values of the kernel's host, block and thread
+    /// variables at each instance (source statements get them from their levels).
+    pub bindings: Vec<(Hw, Aff)>,
+}
+
+/// A variable of a kernel that a statement's instance fixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hw {
+    /// The k-th loop that stays on the host.
+    Host(usize),
+    /// `blockIdx.x` (0) or `.y` (1).
+    Block(usize),
+    /// `threadIdx.x` (0), `.y`, `.z`.
+    Thread(usize),
+}
+
+/// Where an array lives on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    Global,
+    /// `__constant__` memory (read-only, at most 64 KB).
+    Constant,
+    /// Read through the read-only data cache: `const __restrict__` and `__ldg`.
+    ReadOnlyCache,
+}
+
+/// A failed transformation: what is wrong, and how to fix it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TransformError {
+    pub message: String,
+    pub notes: Vec<String>,
+    pub hint: Option<String>,
+}
+
+impl TransformError {
+    pub fn new(message: impl Into<String>) -> TransformError {
+        TransformError {
+            message: message.into(),
+            notes: Vec::new(),
+            hint: None,
+        }
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> TransformError {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> TransformError {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl From<crate::poly::isl::IslError> for TransformError {
+    fn from(e: crate::poly::isl::IslError) -> TransformError {
+        if e.too_complex {
+            TransformError::new("the transformation is too complex for isl to check")
+                .note(e.message)
+                .hint("use simpler tile sizes or fewer transformations")
+        } else {
+            TransformError::new(format!("internal error: {}", e.message))
+                .note("this is a bug in gpucc, not in your recipe; please report it")
+        }
+    }
+}
+
+pub type TResult<T> = Result<T, TransformError>;
+
+/// The program as the recipe has transformed it so far.
+#[derive(Clone, Debug)]
+pub struct Transformed {
+    pub program: Program,
+    pub deps: Dependences,
+    pub levels: Vec<Level>,
+    pub statements: Vec<TStatement>,
+    pub kernels: Vec<cudaize::Kernel>,
+    pub copies: Vec<datacopy::DataCopy>,
+    pub placements: Vec<(ArrayId, Placement)>,
+}
+
+impl Transformed {
+    /// The program as written: one level per source loop.
+    pub fn new(program: Program, deps: Dependences) -> Transformed {
+        let levels = program
+            .loops
+            .iter()
+            .map(|l| Level {
+                name: l.iterator.clone(),
+                tile: None,
+                unroll: false,
+            })
+            .collect();
+        let statements = program
+            .statements
+            .iter()
+            .enumerate()
+            .map(|(s, st)| TStatement {
+                name: st.name.clone(),
+                kind: StmtKind::Compute(s),
+                iterators: st
+                    .loops
+                    .iter()
+                    .map(|l| program.loops[*l].iterator.clone())
+                    .collect(),
+                domain: program.domain_text(s),
+                levels: st
+                    .loops
+                    .iter()
+                    .map(|l| {
+                        let lp = &program.loops[*l];
+                        let index = Aff::var(Var::Index(lp.iterator.clone()));
+                        // A loop counting down runs its index from high to low.
+                        let value = if lp.step < 0 {
+                            index.scale(-1).unwrap_or(index)
+                        } else {
+                            index
+                        };
+                        (*l, value)
+                    })
+                    .collect(),
+                order: (s, 0),
+                bindings: Vec::new(),
+            })
+            .collect();
+        Transformed {
+            program,
+            deps,
+            levels,
+            statements,
+            kernels: Vec::new(),
+            copies: Vec::new(),
+            placements: Vec::new(),
+        }
+    }
+
+    /// The source statements (not copies or barriers) that a level encloses.
+    pub fn statements_in(&self, level: LevelId) -> Vec<usize> {
+        (0..self.statements.len())
+            .filter(|s| self.statements[*s].levels.iter().any(|(l, _)| *l == level))
+            .collect()
+    }
+
+    /// Adds a level and returns its id.
+    pub fn new_level(&mut self, name: impl Into<String>) -> LevelId {
+        self.levels.push(Level {
+            name: name.into(),
+            tile: None,
+            unroll: false,
+        });
+        self.levels.len() - 1
+    }
+
+    /// The deepest nesting of levels.
+    pub fn depth(&self) -> usize {
+        self.statements
+            .iter()
+            .map(|s| s.levels.len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Every statement's sibling positions: `p[d]` is the position, among the children of
+    /// its first `d` levels, of the subtree that holds it. Children are ordered by the
+    /// smallest [`TStatement::order`] they hold.
+    pub fn positions(&self) -> Vec<Vec<usize>> {
+        let mut out: Vec<Vec<usize>> = self
+            .statements
+            .iter()
+            .map(|s| vec![0; s.levels.len() + 1])
+            .collect();
+        let all: Vec<usize> = (0..self.statements.len()).collect();
+        self.assign_positions(&all, 0, &mut out);
+        out
+    }
+
+    fn assign_positions(&self, group: &[usize], depth: usize, out: &mut [Vec<usize>]) {
+        // Children: a level shared by statements, or a statement with no level here.
+        let mut children: Vec<(Option<LevelId>, Vec<usize>)> = Vec::new();
+        for &s in group {
+            let key = self.statements[s].levels.get(depth).map(|(l, _)| *l);
+            match key.and_then(|k| children.iter_mut().find(|(c, _)| *c == Some(k))) {
+                Some((_, members)) => members.push(s),
+                None => children.push((key, vec![s])),
+            }
+        }
+        children
+            .sort_by_key(|(_, members)| members.iter().map(|s| self.statements[*s].order).min());
+        for (position, (level, members)) in children.iter().enumerate() {
+            for &s in members {
+                out[s][depth] = position;
+            }
+            if level.is_some() {
+                self.assign_positions(members, depth + 1, out);
+            }
+        }
+    }
+
+    /// The prefix `[N, M] -> ` of isl texts.
+    pub fn params_prefix(&self) -> String {
+        self.program.params_prefix()
+    }
+
+    /// Statement `s`'s schedule in the 2d+1 form, as isl text over its domain's tuple
+    /// (`[N] -> { S0[i, j] -> [0, floor((i)/16), 0, i, 0, j, 0] }`), padded to `width`.
+    pub fn schedule_text(&self, s: usize, positions: &[usize], width: usize) -> String {
+        let st = &self.statements[s];
+        let mut dims = Vec::with_capacity(width);
+        for (d, (_, value)) in st.levels.iter().enumerate() {
+            dims.push(positions[d].to_string());
+            dims.push(value.to_string());
+        }
+        dims.push(positions[st.levels.len()].to_string());
+        dims.resize(width, "0".to_string());
+        format!(
+            "{}{{ {} -> [{}] }}",
+            self.params_prefix(),
+            self.tuple(s),
+            dims.join(", ")
+        )
+    }
+
+    /// `S0[i, j]`
+    pub fn tuple(&self, s: usize) -> String {
+        let st = &self.statements[s];
+        let names: Vec<String> = st.iterators.iter().map(|n| isl_name(n)).collect();
+        format!("{}[{}]", st.name, names.join(", "))
+    }
+
+    /// The index of the level in statement `s`'s list.
+    pub fn level_index(&self, s: usize, level: LevelId) -> Option<usize> {
+        self.statements[s]
+            .levels
+            .iter()
+            .position(|(l, _)| *l == level)
+    }
+
+    /// The placement of an array (global unless a command chose another).
+    pub fn placement(&self, array: ArrayId) -> Placement {
+        self.placements
+            .iter()
+            .find(|(a, _)| *a == array)
+            .map(|(_, p)| *p)
+            .unwrap_or(Placement::Global)
+    }
+
+    /// The kernel a statement belongs to, if it has been cudaized.
+    pub fn kernel_of(&self, s: usize) -> Option<usize> {
+        self.kernels.iter().position(|k| k.statements.contains(&s))
+    }
+
+    /// The levels named `name` among the loops around `among` (all statements when
+    /// `None`), outermost first, without repetitions.
+    pub fn levels_named(&self, name: &str, among: Option<&[usize]>) -> Vec<LevelId> {
+        let all: Vec<usize> = (0..self.statements.len()).collect();
+        let mut found = Vec::new();
+        for &s in among.unwrap_or(&all) {
+            for (l, _) in &self.statements[s].levels {
+                if self.levels[*l].name == name && !found.contains(l) {
+                    found.push(*l);
+                }
+            }
+        }
+        found
+    }
+
+    /// The source lines of the statements a level encloses, for messages.
+    pub fn describe_level(&self, level: LevelId) -> String {
+        let lines: Vec<String> = self
+            .statements_in(level)
+            .iter()
+            .filter_map(|s| match self.statements[*s].kind {
+                StmtKind::Compute(id) => Some(self.program.statements[id].line.to_string()),
+                _ => None,
+            })
+            .collect();
+        if lines.is_empty() {
+            format!("`{}`", self.levels[level].name)
+        } else {
+            format!(
+                "`{}` (around line {})",
+                self.levels[level].name,
+                lines.join(", ")
+            )
+        }
+    }
+}

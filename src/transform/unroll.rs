@@ -1,0 +1,181 @@
+//! `unroll` and `unroll_to_depth`: loops the code generator writes out, iteration by
+//! iteration (isl's `unroll` option), so that the compiler sees straight-line code and
+//! register copies get constant indices. Unrolling by a factor smaller than the trip count
+//! first tiles the loop by that factor and unrolls the tile. Unrolling never changes the
+//! order of instances.
+
+use super::{tile, LevelId, TResult, TransformError, Transformed};
+use crate::poly::affine::isl_name;
+use crate::poly::isl::{Bound, Ctx, Map, Set};
+
+/// The most iterations a loop may have to be unrolled completely.
+pub const MAX_UNROLL: i64 = 256;
+
+/// The largest number of iterations `level` runs for one iteration of the loops around
+/// it, if that is bounded by a constant.
+pub fn extent(t: &Transformed, level: LevelId) -> TResult<Option<i64>> {
+    extent_within(t, level, None)
+}
+
+/// The largest number of values `level` takes for fixed values of the levels `outer`
+/// (all levels around it when `None`), if that is bounded by a constant.
+pub fn extent_within(
+    t: &Transformed,
+    level: LevelId,
+    outer: Option<&[LevelId]>,
+) -> TResult<Option<i64>> {
+    let ctx = Ctx::new();
+    let mut largest = 0i64;
+    for s in t.statements_in(level) {
+        let st = &t.statements[s];
+        let k = t
+            .level_index(s, level)
+            .expect("statements_in returns statements with the level");
+        let outer_values: Vec<String> = match outer {
+            None => st.levels[..k].iter().map(|(_, v)| v.to_string()).collect(),
+            Some(list) => st
+                .levels
+                .iter()
+                .filter(|(l, _)| list.contains(l))
+                .map(|(_, v)| v.to_string())
+                .collect(),
+        };
+        // { [outer] -> [value] } over the domain; pairs with equal outer values differ by
+        // at most extent - 1.
+        let text = format!(
+            "{}{{ {} -> [[{}] -> [{}]] }}",
+            t.params_prefix(),
+            t.tuple(s),
+            outer_values.join(", "),
+            st.levels[k].1
+        );
+        let to_pair = Map::parse(&ctx, &text)?.intersect_domain(&Set::parse(&ctx, &st.domain)?)?;
+        let pairs = to_pair.range_unwrapped()?;
+        let same_outer = pairs.reverse()?.apply_range(&pairs)?;
+        let deltas = same_outer.deltas()?.project_out_params()?;
+        if deltas.is_empty()? {
+            continue;
+        }
+        match deltas.dim_range(0)? {
+            (_, Bound::Finite(hi)) => largest = largest.max(hi + 1),
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(largest))
+}
+
+/// The smallest value `level` takes over all its statements, if it is a constant.
+pub fn first_value(t: &Transformed, level: LevelId) -> TResult<Option<i64>> {
+    let ctx = Ctx::new();
+    let mut lowest: Option<i64> = None;
+    for s in t.statements_in(level) {
+        let st = &t.statements[s];
+        let k = t
+            .level_index(s, level)
+            .expect("statements_in returns statements with the level");
+        let text = format!(
+            "{}{{ {} -> [{}] }}",
+            t.params_prefix(),
+            t.tuple(s),
+            st.levels[k].1
+        );
+        let values = Map::parse(&ctx, &text)?
+            .intersect_domain(&Set::parse(&ctx, &st.domain)?)?
+            .range()?;
+        if values.is_empty()? {
+            continue;
+        }
+        match values.dim_range(0)? {
+            (Bound::Finite(lo), _) => lowest = Some(lowest.map_or(lo, |x: i64| x.min(lo))),
+            _ => return Ok(None),
+        }
+    }
+    Ok(lowest)
+}
+
+/// Unrolls `level` by `factor` (0: completely).
+pub fn unroll(t: &mut Transformed, level: LevelId, factor: i64) -> TResult<()> {
+    if factor < 0 {
+        return Err(
+            TransformError::new(format!("unroll factor {factor} is negative"))
+                .hint("use a positive factor, or 0 to unroll completely"),
+        );
+    }
+    if factor == 1 {
+        return Ok(());
+    }
+    let name = t.levels[level].name.clone();
+    let count = extent(t, level)?;
+    match count {
+        Some(n) if factor == 0 || factor >= n => {
+            if n > MAX_UNROLL {
+                return Err(TransformError::new(format!(
+                    "loop `{name}` has {n} iterations, too many to unroll completely"
+                ))
+                .hint(format!(
+                    "unroll by a factor (at most {MAX_UNROLL}), or tile the loop first"
+                )));
+            }
+            t.levels[level].unroll = true;
+        }
+        None if factor == 0 => {
+            return Err(TransformError::new(format!(
+                "loop `{name}` has no constant trip count and cannot be unrolled completely"
+            ))
+            .hint("give a factor (`unroll(\"k\", 4)`), or tile the loop first"));
+        }
+        _ => {
+            let control = fresh_name(t, &format!("{name}_u"));
+            tile::tile(t, level, factor, &control, None)?;
+            t.levels[level].unroll = true;
+        }
+    }
+    Ok(())
+}
+
+/// `base`, or `base2`, `base3`, ... whichever no loop or variable uses yet.
+pub fn fresh_name(t: &Transformed, base: &str) -> String {
+    (1..)
+        .map(|k| {
+            if k == 1 {
+                base.to_string()
+            } else {
+                format!("{base}{k}")
+            }
+        })
+        .find(|n| tile::check_fresh_name(t, n).is_ok() && isl_name(n) == *n)
+        .expect("some name is free")
+}
+
+/// Unrolls, in every cudaized statement, the `depth` innermost loops that run inside one
+/// thread (it stops at a thread or block loop). Loops without a small constant trip count
+/// are left alone; their names are returned for a warning.
+pub fn unroll_to_depth(t: &mut Transformed, depth: usize) -> TResult<Vec<String>> {
+    let mut targets: Vec<LevelId> = Vec::new();
+    for s in 0..t.statements.len() {
+        let Some(kernel) = t.kernel_of(s) else {
+            continue;
+        };
+        let hardware = t.kernels[kernel].hardware_levels();
+        let levels: Vec<LevelId> = t.statements[s].levels.iter().map(|(l, _)| *l).collect();
+        for l in levels
+            .iter()
+            .rev()
+            .take_while(|l| !hardware.contains(l))
+            .take(depth)
+        {
+            if !targets.contains(l) {
+                targets.push(*l);
+            }
+        }
+    }
+    let mut skipped = Vec::new();
+    for l in targets {
+        match extent(t, l)? {
+            Some(n) if n <= MAX_UNROLL => t.levels[l].unroll = true,
+            Some(n) => skipped.push(format!("`{}` ({n} iterations)", t.levels[l].name)),
+            None => skipped.push(format!("`{}` (no constant trip count)", t.levels[l].name)),
+        }
+    }
+    Ok(skipped)
+}
