@@ -10,6 +10,7 @@
 pub mod ir;
 
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::poly::affine::isl_name;
 use crate::poly::astbuild::{self, AstNode};
 use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
 use crate::poly::ArrayKind;
@@ -387,6 +388,27 @@ fn value_of(t: &Transformed, s: usize, l: LevelId) -> String {
         .expect("the statement has the level")
 }
 
+/// The name of the thread index `d` (`tx`, `ty`, `tz`) in a kernel, unless the program
+/// uses it.
+pub fn coordinate_name(t: &Transformed, d: usize) -> String {
+    let taken = |n: &str| {
+        t.levels.iter().any(|l| l.name == n)
+            || t.program.params.iter().any(|p| p == n)
+            || t.program.arrays.iter().any(|a| a.name == n)
+    };
+    let base = ["tx", "ty", "tz"][d];
+    (0..)
+        .map(|k| {
+            if k == 0 {
+                base.to_string()
+            } else {
+                format!("{base}{k}")
+            }
+        })
+        .find(|n| !taken(n))
+        .expect("a free name")
+}
+
 /// Names of a kernel's parameters: host loop variables, block loop values, thread values.
 pub struct KernelNames {
     pub host: Vec<String>,
@@ -395,24 +417,6 @@ pub struct KernelNames {
 }
 
 pub fn kernel_names(t: &Transformed, kernel: &Kernel) -> KernelNames {
-    let taken = |n: &str| {
-        t.levels.iter().any(|l| l.name == n)
-            || t.program.params.iter().any(|p| p == n)
-            || t.program.arrays.iter().any(|a| a.name == n)
-    };
-    let coordinate = |d: usize| {
-        let base = ["tx", "ty", "tz"][d];
-        (0..)
-            .map(|k| {
-                if k == 0 {
-                    base.to_string()
-                } else {
-                    format!("{base}{k}")
-                }
-            })
-            .find(|n| !taken(n))
-            .expect("a free name")
-    };
     KernelNames {
         host: kernel
             .host_levels
@@ -429,7 +433,7 @@ pub fn kernel_names(t: &Transformed, kernel: &Kernel) -> KernelNames {
             .iter()
             .enumerate()
             .map(|(d, td)| match td.kind {
-                ThreadKind::Coordinate => coordinate(d),
+                ThreadKind::Coordinate => coordinate_name(t, d),
                 _ => t.levels[td.per_statement[0].1].name.clone(),
             })
             .collect(),
@@ -481,6 +485,34 @@ fn kernel_code(
         }
         let sched = t.schedule_text(s, &positions[s], width);
         let sched = sched.replacen(&t.params_prefix(), &prefix(&params), 1);
+        let mut domain = Set::parse(ctx, &st.domain)?;
+        // Indices into copy temporaries ride along as extra dimensions of the instance, so
+        // that isl writes them in terms of the generated loops.
+        let extras: Vec<String> = t.extra_values(s).iter().map(|a| a.to_string()).collect();
+        let sched = if extras.is_empty() {
+            sched
+        } else {
+            let tuple = t.tuple(s);
+            let mut dims: Vec<String> = st.iterators.iter().map(|n| isl_name(n)).collect();
+            let names: Vec<String> = (0..extras.len()).map(|k| format!("__w{k}")).collect();
+            dims.extend(names.iter().cloned());
+            let extended = format!("{}[{}]", st.name, dims.join(", "));
+            let defs: Vec<String> = names
+                .iter()
+                .zip(&extras)
+                .map(|(n, e)| format!("{n} = {e}"))
+                .collect();
+            let extend = Map::parse(
+                ctx,
+                &format!(
+                    "{}{{ {tuple} -> {extended} : {} }}",
+                    t.params_prefix(),
+                    defs.join(" and ")
+                ),
+            )?;
+            domain = domain.apply(&extend)?;
+            sched.replacen(&tuple, &extended, 1)
+        };
         let sched = if conds.is_empty() {
             sched
         } else {
@@ -490,7 +522,7 @@ fn kernel_code(
                 conds.join(" and ")
             )
         };
-        let map = Map::parse(ctx, &sched)?.intersect_domain(&Set::parse(ctx, &st.domain)?)?;
+        let map = Map::parse(ctx, &sched)?.intersect_domain(&domain)?;
         schedule.push(map.to_string());
         for (d, (l, _)) in st.levels.iter().enumerate() {
             if t.levels[*l].unroll {

@@ -180,6 +180,73 @@ fn fold_call(name: &str, args: Vec<CExpr>) -> CExpr {
     it.fold(first, |acc, x| CExpr::Call(name.into(), vec![acc, x]))
 }
 
+/// An affine isl expression as `(terms in order of appearance, constant)`; `None` when it
+/// is not a sum of integer multiples of names.
+pub fn linear(e: &Expr) -> Option<(Vec<(String, i64)>, i64)> {
+    fn add(acc: &mut (Vec<(String, i64)>, i64), other: (Vec<(String, i64)>, i64), sign: i64) {
+        for (n, c) in other.0 {
+            match acc.0.iter_mut().find(|(x, _)| *x == n) {
+                Some((_, k)) => *k += sign * c,
+                None => acc.0.push((n, sign * c)),
+            }
+        }
+        acc.1 += sign * other.1;
+    }
+    Some(match e {
+        Expr::Int(v) => (Vec::new(), *v),
+        Expr::Id(n) => (vec![(n.clone(), 1)], 0),
+        Expr::Op(Op::Add, args) => {
+            let mut acc = (Vec::new(), 0);
+            for a in args {
+                add(&mut acc, linear(a)?, 1);
+            }
+            acc
+        }
+        Expr::Op(Op::Sub, args) => {
+            let mut acc = linear(&args[0])?;
+            add(&mut acc, linear(&args[1])?, -1);
+            acc
+        }
+        Expr::Op(Op::Neg, args) => {
+            let (t, c) = linear(&args[0])?;
+            (t.into_iter().map(|(n, k)| (n, -k)).collect(), -c)
+        }
+        Expr::Op(Op::Mul, args) => match (&args[0], &args[1]) {
+            (Expr::Int(k), x) | (x, Expr::Int(k)) => {
+                let (t, c) = linear(x)?;
+                (t.into_iter().map(|(n, m)| (n, m * k)).collect(), c * k)
+            }
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// `3 * a - b + 4` from a linear form.
+pub fn from_linear(terms: &[(String, i64)], constant: i64) -> CExpr {
+    let mut acc: Option<CExpr> = None;
+    for (n, c) in terms.iter().filter(|(_, c)| *c != 0) {
+        let mag = c.abs();
+        let term = if mag == 1 {
+            CExpr::name(n.clone())
+        } else {
+            CExpr::bin("*", CExpr::Int(mag), CExpr::name(n.clone()))
+        };
+        acc = Some(match (acc, *c < 0) {
+            (None, false) => term,
+            (None, true) => CExpr::Unary("-", Box::new(term)),
+            (Some(x), false) => CExpr::bin("+", x, term),
+            (Some(x), true) => CExpr::bin("-", x, term),
+        });
+    }
+    match (acc, constant) {
+        (None, c) => CExpr::Int(c),
+        (Some(x), 0) => x,
+        (Some(x), c) if c > 0 => CExpr::bin("+", x, CExpr::Int(c)),
+        (Some(x), c) => CExpr::bin("-", x, CExpr::Int(-c)),
+    }
+}
+
 /// Whether an isl expression uses `floord`, for the prelude.
 pub fn uses_floord(e: &Expr) -> bool {
     match e {

@@ -11,11 +11,12 @@
 pub mod cexpr;
 mod statement;
 
+use crate::codegen::coordinate_name;
 use crate::codegen::ir::{self, Expr, Generated, KernelIr, Node, Op};
 use crate::diag::{Diagnostic, Diagnostics, SourceFile};
 use crate::frontend::UnitKind;
-use crate::poly::affine::{Aff, Atom, Var};
 use crate::poly::{AccessId, Array, ArrayId, ArrayKind, StatementId};
+use crate::transform::cudaize::ThreadKind;
 use crate::transform::datacopy::Memory;
 use crate::transform::{Placement, StmtKind, Transformed};
 use cexpr::{from_ir, print, CExpr};
@@ -435,13 +436,44 @@ fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
     ));
     w.line("{");
     w.indent += 1;
-    let used = used_prologue(k);
+    // The body first: which prologue variables it reads is known once it is written.
+    let mut body = Lines::new(1);
+    write_nodes(&mut body, t, Some(k.kernel), &k.body);
+    let mut used: Vec<String> = identifiers_in(&body.out);
+    for v in k.prologue.iter().rev() {
+        if used.contains(&v.name) {
+            ir::identifiers(&v.value, &mut used);
+        }
+    }
+    // A tiled thread loop's value is its tile's start plus the thread index, which gets a
+    // name of its own when the kernel uses it.
+    let mut coordinates: Vec<(String, String)> = Vec::new();
+    for (d, td) in kernel.threads.iter().enumerate() {
+        let level = &t.levels[td.per_statement[0].1].name;
+        let name = coordinate_name(t, d);
+        if matches!(td.kind, ThreadKind::TilePoint { .. })
+            && (used.contains(level) || used.contains(&name))
+        {
+            let index = format!("threadIdx.{}", ["x", "y", "z"][d]);
+            w.line(&format!("const int {name} = {index};"));
+            coordinates.push((index, name));
+        }
+    }
     for v in &k.prologue {
         if used.contains(&v.name) {
+            let rename = |n: &str| {
+                CExpr::name(
+                    coordinates
+                        .iter()
+                        .find(|(i, _)| i == n)
+                        .map(|(_, c)| c.clone())
+                        .unwrap_or_else(|| n.to_string()),
+                )
+            };
             w.line(&format!(
                 "const int {} = {};",
                 v.name,
-                print(&from_ir(&v.value, &|n| CExpr::name(n)))
+                print(&from_ir(&v.value, &rename))
             ));
         }
     }
@@ -472,7 +504,7 @@ fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
             Memory::Registers => w.line(&format!("{ty} {}{dims};", c.temp)),
         }
     }
-    write_nodes(&mut w, t, &k.body);
+    w.out.push_str(&body.out);
     w.indent -= 1;
     w.line("}");
     w.out
@@ -528,45 +560,6 @@ fn constant_expr(p: &crate::poly::Program, e: crate::frontend::ast::ExprId) -> C
     }
 }
 
-/// Prologue variables the kernel reads (directly, or through a later prologue variable).
-fn used_prologue(k: &KernelIr) -> Vec<String> {
-    let mut names = Vec::new();
-    fn walk(nodes: &[Node], out: &mut Vec<String>) {
-        for n in nodes {
-            match n {
-                Node::For {
-                    init, cond, body, ..
-                } => {
-                    ir::identifiers(init, out);
-                    ir::identifiers(cond, out);
-                    walk(body, out);
-                }
-                Node::If {
-                    cond,
-                    then_branch,
-                    else_branch,
-                } => {
-                    ir::identifiers(cond, out);
-                    walk(then_branch, out);
-                    if let Some(b) = else_branch {
-                        walk(b, out);
-                    }
-                }
-                Node::Instance { args, .. } | Node::Launch { args, .. } => {
-                    args.iter().for_each(|a| ir::identifiers(a, out))
-                }
-            }
-        }
-    }
-    walk(&k.body, &mut names);
-    for v in k.prologue.iter().rev() {
-        if names.contains(&v.name) {
-            ir::identifiers(&v.value, &mut names);
-        }
-    }
-    names
-}
-
 /// `for (int k = 0; k < M; k++)` from isl's `k <= M - 1`.
 fn loop_header(var: &str, init: &Expr, cond: &Expr, step: i64) -> String {
     let id = |n: &str| CExpr::name(n);
@@ -592,7 +585,7 @@ fn loop_header(var: &str, init: &Expr, cond: &Expr, step: i64) -> String {
     )
 }
 
-fn write_nodes(w: &mut Lines, t: &Transformed, nodes: &[Node]) {
+fn write_nodes(w: &mut Lines, t: &Transformed, kernel: Option<usize>, nodes: &[Node]) {
     for n in nodes {
         match n {
             Node::For {
@@ -603,7 +596,7 @@ fn write_nodes(w: &mut Lines, t: &Transformed, nodes: &[Node]) {
                 body,
             } => {
                 let head = loop_header(var, init, cond, *step);
-                write_block(w, t, &head, body);
+                write_block(w, t, kernel, &head, body);
             }
             Node::If {
                 cond,
@@ -612,21 +605,23 @@ fn write_nodes(w: &mut Lines, t: &Transformed, nodes: &[Node]) {
             } => {
                 let head = format!("if ({})", print(&from_ir(cond, &|n| CExpr::name(n))));
                 match else_branch {
-                    None => write_block(w, t, &head, then_branch),
+                    None => write_block(w, t, kernel, &head, then_branch),
                     Some(e) => {
                         w.line(&format!("{head} {{"));
                         w.indent += 1;
-                        write_nodes(w, t, then_branch);
+                        write_nodes(w, t, kernel, then_branch);
                         w.indent -= 1;
                         w.line("} else {");
                         w.indent += 1;
-                        write_nodes(w, t, e);
+                        write_nodes(w, t, kernel, e);
                         w.indent -= 1;
                         w.line("}");
                     }
                 }
             }
-            Node::Instance { statement, args } => w.line(&instance_text(t, *statement, args)),
+            Node::Instance { statement, args } => {
+                w.line(&instance_text(t, kernel, *statement, args))
+            }
             Node::Launch { .. } => unreachable!("launches are host code"),
         }
     }
@@ -634,7 +629,7 @@ fn write_nodes(w: &mut Lines, t: &Transformed, nodes: &[Node]) {
 
 /// A loop or `if` head with its body: braces unless the body is one loop, one `if`
 /// without `else`, or one statement.
-fn write_block(w: &mut Lines, t: &Transformed, head: &str, body: &[Node]) {
+fn write_block(w: &mut Lines, t: &Transformed, kernel: Option<usize>, head: &str, body: &[Node]) {
     let simple = body.len() == 1
         && !matches!(
             body[0],
@@ -646,32 +641,44 @@ fn write_block(w: &mut Lines, t: &Transformed, head: &str, body: &[Node]) {
     if simple {
         w.line(head);
         w.indent += 1;
-        write_nodes(w, t, body);
+        write_nodes(w, t, kernel, body);
         w.indent -= 1;
     } else {
         w.line(&format!("{head} {{"));
         w.indent += 1;
-        write_nodes(w, t, body);
+        write_nodes(w, t, kernel, body);
         w.indent -= 1;
         w.line("}");
     }
 }
 
-fn instance_text(t: &Transformed, s: usize, args: &[Expr]) -> String {
+fn instance_text(t: &Transformed, kernel: Option<usize>, s: usize, args: &[Expr]) -> String {
+    // Copies (and indices into their temporaries) read best in thread indices.
+    let in_threads = |e: &Expr| match kernel {
+        Some(k) => in_thread_indices(t, k, e),
+        None => from_ir(e, &|x| CExpr::name(x)),
+    };
     match t.statements[s].kind {
         StmtKind::Compute(id) => {
+            // The indices into copy temporaries follow the iterators among the arguments.
+            let n = t.statements[s].iterators.len();
+            let mut at = n;
+            let mut indices: Vec<(AccessId, String, Vec<CExpr>)> = Vec::new();
+            for (c, a, index) in t.copy_indices(s) {
+                let values = args[at..at + index.len()].iter().map(in_threads).collect();
+                at += index.len();
+                indices.push((a, t.copies[c].temp.clone(), values));
+            }
             let rewrites = |a: AccessId| {
-                t.copies.iter().find_map(|c| {
-                    c.rewrites
-                        .iter()
-                        .find(|(x, _)| *x == a)
-                        .map(|(_, off)| (c.temp.clone(), off.clone()))
-                })
+                indices
+                    .iter()
+                    .find(|(x, _, _)| *x == a)
+                    .map(|(_, temp, index)| (temp.clone(), index.clone()))
             };
             let cx = statement::Context {
                 t,
                 statement: id,
-                args,
+                args: &args[..n],
                 rewrites: &rewrites,
             };
             format!("{};", print(&cx.statement()))
@@ -679,26 +686,11 @@ fn instance_text(t: &Transformed, s: usize, args: &[Expr]) -> String {
         StmtKind::Sync => "__syncthreads();".into(),
         StmtKind::CopyIn(c) | StmtKind::CopyOut(c) => {
             let copy = &t.copies[c];
-            let nf = copy.fixed_names.len();
-            let value = |k: usize| from_ir(&args[k], &|n| CExpr::name(n));
-            let var = |n: &str| {
-                copy.fixed_names
-                    .iter()
-                    .position(|x| x == n)
-                    .map(value)
-                    .unwrap_or_else(|| CExpr::name(n))
-            };
-            let xs: Vec<CExpr> = (0..copy.sizes.len()).map(|k| value(nf + k)).collect();
-            let element: Vec<CExpr> = copy
-                .offsets
-                .iter()
-                .zip(&xs)
-                .map(|(o, x)| match (affine_to_c(o, &var), x) {
-                    (CExpr::Int(0), x) => x.clone(),
-                    (o, CExpr::Int(0)) => o,
-                    (o, x) => CExpr::bin("+", o, x.clone()),
-                })
-                .collect();
+            let n = t.statements[s].iterators.len();
+            let value = in_threads;
+            // The iterators end with the position in the box; the array element follows.
+            let xs: Vec<CExpr> = args[n - copy.sizes.len()..n].iter().map(value).collect();
+            let element: Vec<CExpr> = args[n..n + copy.sizes.len()].iter().map(value).collect();
             let temp = CExpr::index(CExpr::name(copy.temp.clone()), xs);
             let is_in = matches!(t.statements[s].kind, StmtKind::CopyIn(_));
             let global = statement::global_reference(t, copy.array, element, is_in);
@@ -715,12 +707,38 @@ fn instance_text(t: &Transformed, s: usize, args: &[Expr]) -> String {
     }
 }
 
+/// An expression of kernel `k` with each thread variable of a tiled loop written as the
+/// tile's start plus the thread index (`-16 * jj + j` becomes `tx`).
+fn in_thread_indices(t: &Transformed, k: usize, e: &Expr) -> CExpr {
+    let kernel = &t.kernels[k];
+    let Some((mut terms, constant)) = cexpr::linear(e) else {
+        return from_ir(e, &|x| CExpr::name(x));
+    };
+    for (d, td) in kernel.threads.iter().enumerate() {
+        let ThreadKind::TilePoint { control } = td.kind else {
+            continue;
+        };
+        let name = &t.levels[td.per_statement[0].1].name;
+        let Some(at) = terms.iter().position(|(n, _)| n == name) else {
+            continue;
+        };
+        let (_, a) = terms.remove(at);
+        let control = t.levels[control].name.clone();
+        terms.insert(at, (coordinate_name(t, d), a));
+        match terms.iter_mut().find(|(n, _)| *n == control) {
+            Some((_, c)) => *c += a * td.size,
+            None => terms.insert(at, (control, a * td.size)),
+        }
+    }
+    cexpr::from_linear(&terms, constant)
+}
+
 /// The transformed loops as sequential C (`print_code`), followed by the kernels'
 /// mappings.
 pub fn sequential_text(t: &Transformed) -> Result<String, Diagnostics> {
     let nodes = crate::codegen::sequential(t)?;
     let mut w = Lines::new(0);
-    write_nodes(&mut w, t, &nodes);
+    write_nodes(&mut w, t, None, &nodes);
     for k in &t.kernels {
         let blocks: Vec<&str> = k
             .blocks
@@ -746,47 +764,6 @@ pub fn sequential_text(t: &Transformed) -> Result<String, Diagnostics> {
         ));
     }
     Ok(w.out)
-}
-
-/// An affine expression as C, with `var` for its variables.
-pub(crate) fn affine_to_c(a: &Aff, var: &dyn Fn(&str) -> CExpr) -> CExpr {
-    let mut acc: Option<CExpr> = None;
-    for (atom, c) in &a.terms {
-        let base = match atom {
-            Atom::Var(Var::Index(n) | Var::Param(n)) => var(n),
-            Atom::FloorDiv(inner, d) => CExpr::Call(
-                "gpucc_floord".into(),
-                vec![affine_to_c(inner, var), CExpr::Int(*d)],
-            ),
-        };
-        let (negative, magnitude) = (*c < 0, c.unsigned_abs() as i64);
-        let term = if magnitude == 1 {
-            base
-        } else {
-            CExpr::bin("*", CExpr::Int(magnitude), base)
-        };
-        acc = Some(match (acc, negative) {
-            (None, false) => term,
-            (None, true) => CExpr::Unary("-", Box::new(term)),
-            (Some(x), false) => CExpr::bin("+", x, term),
-            (Some(x), true) => CExpr::bin("-", x, term),
-        });
-    }
-    match (acc, a.constant) {
-        (None, c) => CExpr::Int(c),
-        (Some(x), 0) => x,
-        (Some(x), c) if c > 0 => CExpr::bin("+", x, CExpr::Int(c)),
-        (Some(x), c) => CExpr::bin("-", x, CExpr::Int(-c)),
-    }
-}
-
-/// `value - offset`.
-pub(crate) fn simplify_difference(value: CExpr, offset: CExpr) -> CExpr {
-    if value == offset {
-        CExpr::Int(0)
-    } else {
-        CExpr::bin("-", value, offset)
-    }
 }
 
 /// The name of an array's device copy, `d_A`, unless the program uses that name.

@@ -6,7 +6,6 @@
 use super::cexpr::{from_ir, CExpr};
 use crate::codegen::ir::Expr;
 use crate::frontend::ast::{AssignOp, ExprId, ExprKind, StepOp, UnaryOp};
-use crate::poly::affine::Aff;
 use crate::poly::{AccessId, ArrayKind, StatementKind};
 use crate::transform::{Placement, Transformed};
 
@@ -17,9 +16,8 @@ pub struct Context<'a> {
     pub statement: usize,
     /// Its iterators' values.
     pub args: &'a [Expr],
-    /// Accesses whose data lives in a copy temporary: the temporary, and the offsets
-    /// (in the statement's iterators) subtracted from the subscripts.
-    pub rewrites: &'a dyn Fn(AccessId) -> Option<(String, Vec<Aff>)>,
+    /// Accesses whose data lives in a copy temporary: the temporary and the index.
+    pub rewrites: &'a dyn Fn(AccessId) -> Option<(String, Vec<CExpr>)>,
 }
 
 impl Context<'_> {
@@ -126,14 +124,8 @@ impl Context<'_> {
             base = *b;
         }
         subscripts.reverse();
-        if let Some((temp, offsets)) = (self.rewrites)(a) {
-            let var = |n: &str| self.iterator_value(n).unwrap_or_else(|| CExpr::name(n));
-            let offsets: Vec<CExpr> = offsets
-                .iter()
-                .map(|o| super::affine_to_c(o, &var))
-                .collect();
-            let shifted = access_subscripts_shifted(self, a, &offsets);
-            return CExpr::index(CExpr::name(temp), shifted);
+        if let Some((temp, index)) = (self.rewrites)(a) {
+            return CExpr::index(CExpr::name(temp), index);
         }
         if matches!(array.kind, ArrayKind::Private { .. }) || array.is_scalar() {
             return CExpr::index(CExpr::name(array.name.clone()), subscripts);
@@ -170,30 +162,6 @@ pub fn global_reference(
     } else {
         reference
     }
-}
-
-/// The subscripts of access `a` (its affine values, with the statement's iterators
-/// replaced) minus the copy's offsets: the index into the copy's temporary.
-fn access_subscripts_shifted(cx: &Context, a: AccessId, offsets: &[CExpr]) -> Vec<CExpr> {
-    let p = &cx.t.program;
-    let access = &p.accesses[a];
-    access
-        .subscripts
-        .iter()
-        .zip(offsets)
-        .map(|(sub, off)| {
-            let aff = sub.as_aff().expect(
-                "copy_to_shared and copy_to_registers refuse arrays with piecewise subscripts",
-            );
-            let value = super::affine_to_c(aff, &|n| {
-                cx.iterator_value(n).unwrap_or_else(|| CExpr::name(n))
-            });
-            match off {
-                CExpr::Int(0) => value,
-                off => super::simplify_difference(value, off.clone()),
-            }
-        })
-        .collect()
 }
 
 /// Whether an array's dimensions after the first are not all constants (C++ has no

@@ -38,6 +38,39 @@ fn err(what: &str, e: isl_rs::LibISLError) -> IslError {
     }
 }
 
+extern "C" {
+    fn isl_set_get_dim_name(set: usize, type_: i32, pos: u32) -> *const std::os::raw::c_char;
+    fn isl_aff_get_dim_name(aff: usize, type_: i32, pos: u32) -> *const std::os::raw::c_char;
+}
+
+/// A set dimension's name, if it has one (isl-rs 0.3.1 dereferences the null pointer isl
+/// returns for an unnamed dimension).
+fn set_dim_name(set: &IslSet, t: DimType, pos: u32) -> Option<String> {
+    let ptr = unsafe { isl_set_get_dim_name(set.ptr, t.to_i32(), pos) };
+    if ptr.is_null() {
+        return None;
+    }
+    Some(
+        unsafe { std::ffi::CStr::from_ptr(ptr) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+/// The name of parameter `pos` of an affine expression.
+fn param_name(aff: &isl_rs::Aff, pos: i32) -> IslResult<String> {
+    let ptr = unsafe { isl_aff_get_dim_name(aff.ptr, DimType::Param.to_i32(), pos as u32) };
+    if ptr.is_null() {
+        return Err(IslError {
+            message: "an unnamed parameter".into(),
+            too_complex: false,
+        });
+    }
+    Ok(unsafe { std::ffi::CStr::from_ptr(ptr) }
+        .to_string_lossy()
+        .into_owned())
+}
+
 /// The operation budget of one context: generous for real loop nests, finite so that a
 /// pathological input ends in an error rather than an endless computation.
 const MAX_OPERATIONS: u64 = 200_000_000;
@@ -251,14 +284,9 @@ impl Set {
         }
         let names = |t: DimType| -> IslResult<Vec<String>> {
             let n = self.raw.dim(t).map_err(|e| err("dim", e))?;
-            (0..n)
-                .map(|k| {
-                    self.raw
-                        .get_dim_name(t, k as u32)
-                        .map(|s| s.to_string())
-                        .map_err(|e| err("get_dim_name", e))
-                })
-                .collect()
+            Ok((0..n)
+                .map(|k| set_dim_name(&self.raw, t, k as u32).unwrap_or_else(|| format!("#{k}")))
+                .collect())
         };
         let param_names = names(DimType::Param)?;
         let dim_names = names(DimType::Set)?;
@@ -429,7 +457,10 @@ impl Map {
     /// (isl's simple fixed box hull): per range dimension, the offset (affine in the
     /// domain's named dimensions and the parameters) and the size. `None` when isl finds
     /// no box of constant size, or an offset needs a division.
-    pub fn range_fixed_box(&self) -> IslResult<Option<(Vec<super::affine::Aff>, Vec<i64>)>> {
+    pub fn range_fixed_box(
+        &self,
+        domain_names: &[String],
+    ) -> IslResult<Option<(Vec<super::affine::Aff>, Vec<i64>)>> {
         use super::affine::{Aff as MyAff, Var};
         let b = self
             .raw
@@ -469,14 +500,16 @@ impl Map {
                     if c == 0 {
                         continue;
                     }
-                    let name = a
-                        .get_dim_name(kind, pos as u32)
-                        .map_err(|e| err("dim name", e))?
-                        .to_string();
+                    // isl may drop the names of input dimensions; they are the caller's.
                     let var = if dim == 0 {
-                        Var::Index(name)
+                        Var::Index(domain_names.get(pos as usize).cloned().ok_or_else(|| {
+                            IslError {
+                                message: "a fixed box has more input dimensions than names".into(),
+                                too_complex: false,
+                            }
+                        })?)
                     } else {
-                        Var::Param(name)
+                        Var::Param(param_name(&a, pos)?)
                     };
                     let term = MyAff::var(var).scale(c).map_err(|_| IslError {
                         message: "box offset overflows".into(),

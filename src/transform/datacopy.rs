@@ -364,7 +364,7 @@ fn make_copy(
         None
     };
     let all = footprint(true, true)?.expect("the scope uses the array");
-    let Some((offsets, sizes)) = all.range_fixed_box()? else {
+    let Some((offsets, sizes)) = all.range_fixed_box(&fixed_names)? else {
         return Err(TransformError::new(format!(
             "the part of `{name}` used inside loop `{}` does not have a constant size",
             t.levels[level].name
@@ -540,7 +540,7 @@ fn make_copy(
             iterators,
             domain,
             levels,
-            order: (first, -2),
+            order: (first, order_tie(prefix.len(), Role::CopyIn)),
             bindings,
         });
     }
@@ -554,7 +554,7 @@ fn make_copy(
             iterators,
             domain,
             levels,
-            order: (last, 1),
+            order: (last, order_tie(prefix.len(), Role::CopyOut)),
             bindings,
         });
     }
@@ -567,7 +567,13 @@ fn make_copy(
         let in_kernel_loop = prefix
             .iter()
             .any(|l| !kernel.blocks.contains(l) && !kernel.host_levels.contains(l));
-        for (order, needed) in [((first, -1), true), ((last, 2), in_kernel_loop)] {
+        for (order, needed) in [
+            ((first, order_tie(prefix.len(), Role::SyncAfterCopy)), true),
+            (
+                (last, order_tie(prefix.len(), Role::SyncAtEnd)),
+                in_kernel_loop,
+            ),
+        ] {
             if !needed {
                 continue;
             }
@@ -703,6 +709,29 @@ fn add_barrier(
     let s = t.statements.len() - 1;
     t.kernels[k].statements.push(s);
     Ok(())
+}
+
+/// The statements a copy adds, in the order they run around the loop they serve.
+#[derive(Clone, Copy)]
+enum Role {
+    CopyIn,
+    SyncAfterCopy,
+    SyncAtEnd,
+    CopyOut,
+}
+
+/// The tie-breaker of a copy statement's order (see [`TStatement::order`]): copies and
+/// barriers run before (after) the source statements they serve, and a copy placed
+/// outside another (a shorter prefix of loops) before (after) the inner one, so that
+/// sibling loops sort right whatever they hold.
+fn order_tie(prefix_len: usize, role: Role) -> i32 {
+    let outer = 10_000 - 10 * prefix_len as i32;
+    match role {
+        Role::CopyIn => -outer,
+        Role::SyncAfterCopy => -outer + 1,
+        Role::SyncAtEnd => outer - 1,
+        Role::CopyOut => outer,
+    }
 }
 
 fn gcd(a: i64, b: i64) -> i64 {

@@ -306,6 +306,61 @@ impl Transformed {
             .position(|(l, _)| *l == level)
     }
 
+    /// The indices into copy temporaries of a source statement's rewritten accesses, in a
+    /// fixed order: (copy, access, index per dimension over the statement's iterators).
+    /// Codegen hands them to isl with the statement, so that isl writes them simplified.
+    pub fn copy_indices(&self, s: usize) -> Vec<(usize, crate::poly::AccessId, Vec<Aff>)> {
+        let StmtKind::Compute(id) = self.statements[s].kind else {
+            return Vec::new();
+        };
+        let p = &self.program;
+        let mut out = Vec::new();
+        for (c, copy) in self.copies.iter().enumerate() {
+            for (a, offsets) in &copy.rewrites {
+                if p.accesses[*a].statement != id {
+                    continue;
+                }
+                let index = p.accesses[*a]
+                    .subscripts
+                    .iter()
+                    .zip(offsets)
+                    .map(|(sub, off)| {
+                        let sub = sub.as_aff().expect("copies refuse piecewise subscripts");
+                        sub.sub(off)
+                            .expect("a copy's offsets were computed within 64 bits")
+                    })
+                    .collect();
+                out.push((c, *a, index));
+            }
+        }
+        out
+    }
+
+    /// Values isl computes with each instance of statement `s`, beyond its iterators: for
+    /// a source statement the indices into copy temporaries ([`Self::copy_indices`]), for
+    /// a copy the element of the array it moves (offset plus position in the box).
+    pub fn extra_values(&self, s: usize) -> Vec<Aff> {
+        match self.statements[s].kind {
+            StmtKind::Compute(_) => self
+                .copy_indices(s)
+                .into_iter()
+                .flat_map(|(_, _, index)| index)
+                .collect(),
+            StmtKind::CopyIn(c) | StmtKind::CopyOut(c) => {
+                let copy = &self.copies[c];
+                copy.offsets
+                    .iter()
+                    .enumerate()
+                    .map(|(k, off)| {
+                        off.add(&Aff::var(Var::Index(format!("__x{k}"))))
+                            .expect("a copy's offsets were computed within 64 bits")
+                    })
+                    .collect()
+            }
+            StmtKind::Sync => Vec::new(),
+        }
+    }
+
     /// The placement of an array (global unless a command chose another).
     pub fn placement(&self, array: ArrayId) -> Placement {
         self.placements

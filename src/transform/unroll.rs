@@ -153,6 +153,10 @@ pub fn fresh_name(t: &Transformed, base: &str) -> String {
 pub fn unroll_to_depth(t: &mut Transformed, depth: usize) -> TResult<Vec<String>> {
     let mut targets: Vec<LevelId> = Vec::new();
     for s in 0..t.statements.len() {
+        // Copies unroll their own loops; barriers have none of their own.
+        if !matches!(t.statements[s].kind, super::StmtKind::Compute(_)) {
+            continue;
+        }
         let Some(kernel) = t.kernel_of(s) else {
             continue;
         };
