@@ -18,3 +18,4 @@ pub mod frontend;
 pub mod poly;
 pub mod recipe;
 pub mod transform;
+pub mod verify;

@@ -2,32 +2,9 @@
 //! `testsuite/frontend/reject/*.c` must be refused with exit code 1, and the rendered
 //! diagnostics are the snapshot.
 
-use crate::harness::{case_args, gpucc_on, relative};
+use crate::harness::{case_args, frontend_options, gpucc_on, relative};
 use gpucc::diag::{SourceFile, SourceMap};
-use gpucc::frontend::{self, FrontendOptions};
-
-/// Frontend options from a case's `gpucc-args`.
-fn options(args: &[String]) -> FrontendOptions {
-    let mut o = FrontendOptions {
-        system_preprocessor: true,
-        ..Default::default()
-    };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--function" => o.function = it.next().cloned(),
-            "-I" => o.include_dirs.extend(it.next().map(Into::into)),
-            "-D" => {
-                if let Some(d) = it.next() {
-                    let (n, v) = d.split_once('=').unwrap_or((d, "1"));
-                    o.defines.push((n.into(), v.into()));
-                }
-            }
-            other => panic!("unknown gpucc-args option {other}"),
-        }
-    }
-    o
-}
+use gpucc::frontend;
 
 #[test]
 fn accept() {
@@ -37,7 +14,7 @@ fn accept() {
             let text = std::fs::read_to_string(path).unwrap();
             let mut sources = SourceMap::default();
             let id = sources.add(SourceFile::new(rel.clone(), text));
-            let opts = options(&case_args(path));
+            let opts = frontend_options(&case_args(path));
             let parsed = frontend::parse(sources.get(id), id, Some(std::path::Path::new(&rel)), &opts)
                 .unwrap_or_else(|d| panic!("{}", gpucc::diag::render(&sources, &d, false)));
             let mut dump = String::new();

@@ -43,3 +43,87 @@ pub fn gpucc_on(command: &str, path: &Path, extra: &[&str]) -> (i32, String, Str
     args.extend(extra.iter().map(|s| s.to_string()));
     gpucc(&args)
 }
+
+/// Frontend options from a case's `gpucc-args` (the options that concern the C file).
+pub fn frontend_options(args: &[String]) -> gpucc::frontend::FrontendOptions {
+    let mut o = gpucc::frontend::FrontendOptions {
+        system_preprocessor: true,
+        ..Default::default()
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--function" => o.function = it.next().cloned(),
+            "-I" => o.include_dirs.extend(it.next().map(Into::into)),
+            "-D" => {
+                if let Some(d) = it.next() {
+                    let (n, v) = d.split_once('=').unwrap_or((d, "1"));
+                    o.defines.push((n.into(), v.into()));
+                }
+            }
+            "--recipe" | "-P" | "-o" => {
+                it.next();
+            }
+            other => panic!("unknown gpucc-args option {other}"),
+        }
+    }
+    o
+}
+
+/// The lowered programs of a case file.
+pub fn programs(path: &Path) -> Vec<gpucc::poly::Program> {
+    use gpucc::diag::{render, SourceFile, SourceMap};
+    let rel = relative(path);
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut sources = SourceMap::default();
+    let id = sources.add(SourceFile::new(rel.clone(), text));
+    let opts = frontend_options(&case_args(path));
+    let parsed = gpucc::frontend::parse(sources.get(id), id, Some(Path::new(&rel)), &opts)
+        .unwrap_or_else(|d| panic!("{}", render(&sources, &d, false)));
+    parsed
+        .units
+        .into_iter()
+        .map(|u| {
+            gpucc::poly::lower(u, sources.get(id))
+                .unwrap_or_else(|d| panic!("{}", render(&sources, &d, false)))
+        })
+        .collect()
+}
+
+/// Compiles a case to CUDA in-process; returns the `.cu` text.
+pub fn compile_case(path: &Path) -> String {
+    let out = scratch_path(&format!(
+        "{}.cu",
+        path.file_stem().unwrap().to_string_lossy()
+    ));
+    let (code, _, err) = gpucc_on("compile", path, &["-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{}: {err}", relative(path));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    text
+}
+
+/// A file name in a scratch directory of this test process.
+pub fn scratch_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpucc-testsuite-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// nvcc: `GPUCC_NVCC`, else the project's `.nvidia/` (scripts/install-cuda-toolchain),
+/// else `PATH`.
+pub fn nvcc() -> Option<std::path::PathBuf> {
+    if let Some(p) = std::env::var_os("GPUCC_NVCC") {
+        return Some(p.into());
+    }
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join(".nvidia/nvidia/cu13/bin/nvcc");
+    if local.is_file() {
+        return Some(local);
+    }
+    std::process::Command::new("nvcc")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| "nvcc".into())
+}

@@ -5,6 +5,7 @@
 //! A case file may start with `// gpucc-args: ...`: the options gpucc runs it with.
 
 mod cli_cases;
+mod cuda_cases;
 mod deps_cases;
 mod frontend_cases;
 mod hand_checked;

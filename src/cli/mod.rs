@@ -210,6 +210,9 @@ fn compile_command(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write, co
             Ok(g) => g,
             Err(d) => return report_failure(&sources, &d, err, color),
         };
+        for w in &generated.warnings {
+            let _ = writeln!(err, "warning: {w}");
+        }
         units.push((result.transformed, generated));
     }
     let options = crate::cuda::EmitOptions {
@@ -219,6 +222,7 @@ fn compile_command(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write, co
             params: &used_params,
         }),
         target: "sm_90",
+        defines: &a.input.define,
     };
     let text = match crate::cuda::emit(sources.get(file_id), &units, &options) {
         Ok(t) => t,

@@ -27,10 +27,15 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
         let positions = t.positions();
         let width = 2 * t.depth() + 1;
         let host = host_code(t, &ctx, &positions, width)?;
+        let mut warnings = Vec::new();
         let kernels = (0..t.kernels.len())
-            .map(|k| kernel_code(t, &ctx, k, &positions, width))
+            .map(|k| kernel_code(t, &ctx, k, &positions, width, &mut warnings))
             .collect::<Result<_, _>>()?;
-        Ok(Generated { host, kernels })
+        Ok(Generated {
+            host,
+            kernels,
+            warnings,
+        })
     })();
     generated.map_err(|e| {
         vec![if e.too_complex {
@@ -63,10 +68,8 @@ pub fn sequential(t: &Transformed) -> Result<Vec<Node>, Diagnostics> {
         }
         let schedule = UnionMap::parse_all(&ctx, schedule.iter().map(|s| s.as_str()))?;
         let context = Set::parse(&ctx, &format!("{}{{ : }}", prefix(&t.program.params)))?;
-        Ok(to_ir(
-            t,
-            &astbuild::build_ast(&ctx, &context, &schedule, None)?,
-        ))
+        let ast = astbuild::build_ast(&ctx, &context, &schedule, None)?;
+        Ok(to_ir(t, &ast, &mut Vec::new()))
     })();
     built.map_err(|e| vec![Diagnostic::bug(e.message)])
 }
@@ -173,10 +176,10 @@ fn prefix(names: &[String]) -> String {
 
 /// The loop variable isl names `c{dim}` gets the name of the level at that dimension in
 /// the statements below it.
-fn to_ir(t: &Transformed, nodes: &[AstNode]) -> Vec<Node> {
-    nodes
-        .iter()
-        .map(|n| match n {
+fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<Node> {
+    let mut out = Vec::new();
+    for n in nodes {
+        match n {
             AstNode::For {
                 iterator,
                 init,
@@ -184,48 +187,76 @@ fn to_ir(t: &Transformed, nodes: &[AstNode]) -> Vec<Node> {
                 inc,
                 body,
             } => {
-                let body = to_ir(t, body);
-                let name = level_name(t, iterator, &body).unwrap_or_else(|| iterator.clone());
+                let body = to_ir(t, body, warnings);
+                let level = level_of(t, iterator, &body);
+                let name = level
+                    .map(|l| t.levels[l].name.clone())
+                    .unwrap_or_else(|| iterator.clone());
                 let rename = |id: &str| (id == iterator).then(|| name.clone());
-                Node::For {
-                    var: name.clone(),
-                    init: ir::rename(init, &rename),
-                    cond: ir::rename(cond, &rename),
-                    step: match inc {
-                        Expr::Int(v) => *v,
-                        _ => 1,
-                    },
-                    body: ir::rename_nodes(&body, &rename),
+                let (init, cond, body) = (
+                    ir::rename(init, &rename),
+                    ir::rename(cond, &rename),
+                    ir::rename_nodes(&body, &rename),
+                );
+                let step = match inc {
+                    Expr::Int(v) => *v,
+                    _ => 1,
+                };
+                // Loops marked for unrolling are written out here, iteration by iteration.
+                if let Some(l) = level.filter(|l| t.levels[*l].unroll) {
+                    let max = crate::transform::unroll::extent(t, l)
+                        .ok()
+                        .flatten()
+                        .unwrap_or(0)
+                        .min(crate::transform::unroll::MAX_UNROLL);
+                    match ir::unroll(&name, &init, &cond, step, &body, max) {
+                        Some(nodes) => {
+                            out.extend(nodes);
+                            continue;
+                        }
+                        None => warnings.push(format!(
+                            "loop `{name}` was not unrolled: it has more than {max} iterations"
+                        )),
+                    }
                 }
+                out.push(Node::For {
+                    var: name,
+                    init,
+                    cond,
+                    step,
+                    body,
+                });
             }
             AstNode::If {
                 cond,
                 then_branch,
                 else_branch,
-            } => Node::If {
+            } => out.push(Node::If {
                 cond: cond.clone(),
-                then_branch: to_ir(t, then_branch),
-                else_branch: else_branch.as_ref().map(|b| to_ir(t, b)),
-            },
-            AstNode::User { statement, args } => Node::Instance {
+                then_branch: to_ir(t, then_branch, warnings),
+                else_branch: else_branch.as_ref().map(|b| to_ir(t, b, warnings)),
+            }),
+            AstNode::User { statement, args } => out.push(Node::Instance {
                 statement: t
                     .statements
                     .iter()
                     .position(|s| s.name == *statement)
                     .expect("isl only names our statements"),
                 args: args.clone(),
-            },
-        })
-        .collect()
+            }),
+        }
+    }
+    out
 }
 
-/// The name of the level at isl's schedule dimension `c{k}` in the first statement of
-/// `body`.
-fn level_name(t: &Transformed, iterator: &str, body: &[Node]) -> Option<String> {
+/// The level at isl's schedule dimension `c{k}` in the first statement of `body`.
+fn level_of(t: &Transformed, iterator: &str, body: &[Node]) -> Option<LevelId> {
     let dim: usize = iterator.strip_prefix('c')?.parse().ok()?;
     let s = first_instance(body)?;
-    let (l, _) = t.statements[s].levels.get(dim.checked_sub(1)? / 2)?;
-    Some(t.levels[*l].name.clone())
+    t.statements[s]
+        .levels
+        .get(dim.checked_sub(1)? / 2)
+        .map(|(l, _)| *l)
 }
 
 fn first_instance(nodes: &[Node]) -> Option<usize> {
@@ -446,6 +477,7 @@ fn kernel_code(
     k: usize,
     positions: &[Vec<usize>],
     width: usize,
+    warnings: &mut Vec<String>,
 ) -> Result<KernelIr, IslError> {
     let kernel = &t.kernels[k];
     let names = kernel_names(t, kernel);
@@ -454,7 +486,6 @@ fn kernel_code(
     params.extend(names.blocks.iter().cloned());
     params.extend(names.threads.iter().cloned());
     let mut schedule = Vec::new();
-    let mut unroll = Vec::new();
     for &s in &kernel.statements {
         let st = &t.statements[s];
         let mut conds = Vec::new();
@@ -524,21 +555,6 @@ fn kernel_code(
         };
         let map = Map::parse(ctx, &sched)?.intersect_domain(&domain)?;
         schedule.push(map.to_string());
-        for (d, (l, _)) in st.levels.iter().enumerate() {
-            if t.levels[*l].unroll {
-                let dims: Vec<String> = (0..width).map(|c| format!("c{c}")).collect();
-                let fixed: Vec<String> = (0..=d)
-                    .map(|j| format!("c{} = {}", 2 * j, positions[s][j]))
-                    .collect();
-                unroll.push(format!(
-                    "{}{{ [{}] -> unroll[{}] : {} }}",
-                    prefix(&params),
-                    dims.join(", "),
-                    2 * d + 1,
-                    fixed.join(" and ")
-                ));
-            }
-        }
     }
     let schedule = UnionMap::parse_all(ctx, schedule.iter().map(|s| s.as_str()))?;
     let mut context_conds = Vec::new();
@@ -571,13 +587,8 @@ fn kernel_code(
         let values = level_values(t, ctx, kernel, *l, &outer, &[])?;
         context = context.intersect_params(&values.as_parameter(name)?)?;
     }
-    let options = if unroll.is_empty() {
-        None
-    } else {
-        Some(UnionMap::parse_all(ctx, unroll.iter().map(|s| s.as_str()))?)
-    };
-    let ast = astbuild::build_ast(ctx, &context, &schedule, options.as_ref())?;
-    let body = to_ir(t, &ast);
+    let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
+    let body = to_ir(t, &ast, warnings);
     let (prologue, grid) = prologue(t, ctx, kernel, &names)?;
     Ok(KernelIr {
         kernel: k,

@@ -1,6 +1,7 @@
 //! C expressions for the writer: one tree for everything printed (isl's loop bounds and
 //! the source's statements alike), printed with only the parentheses C's precedence needs.
 
+pub use crate::codegen::ir::linear;
 use crate::codegen::ir::{Expr, Op};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -155,7 +156,13 @@ pub fn from_ir(e: &Expr, rename: &dyn Fn(&str) -> CExpr) -> CExpr {
                 Op::Eq => CExpr::bin("==", arg(0, args), arg(1, args)),
                 Op::Le => CExpr::bin("<=", arg(0, args), arg(1, args)),
                 Op::Lt => CExpr::bin("<", arg(0, args), arg(1, args)),
-                Op::Ge => CExpr::bin(">=", arg(0, args), arg(1, args)),
+                // isl writes `m >= i + 1`; C programmers write `i < m`.
+                Op::Ge => match &args[1] {
+                    Expr::Op(Op::Add, x) if x.len() == 2 && x[1] == Expr::Int(1) => {
+                        CExpr::bin("<", from_ir(&x[0], rename), arg(0, args))
+                    }
+                    _ => CExpr::bin(">=", arg(0, args), arg(1, args)),
+                },
                 Op::Gt => CExpr::bin(">", arg(0, args), arg(1, args)),
                 Op::Select => CExpr::Cond(
                     Box::new(arg(0, args)),
@@ -180,52 +187,15 @@ fn fold_call(name: &str, args: Vec<CExpr>) -> CExpr {
     it.fold(first, |acc, x| CExpr::Call(name.into(), vec![acc, x]))
 }
 
-/// An affine isl expression as `(terms in order of appearance, constant)`; `None` when it
-/// is not a sum of integer multiples of names.
-pub fn linear(e: &Expr) -> Option<(Vec<(String, i64)>, i64)> {
-    fn add(acc: &mut (Vec<(String, i64)>, i64), other: (Vec<(String, i64)>, i64), sign: i64) {
-        for (n, c) in other.0 {
-            match acc.0.iter_mut().find(|(x, _)| *x == n) {
-                Some((_, k)) => *k += sign * c,
-                None => acc.0.push((n, sign * c)),
-            }
-        }
-        acc.1 += sign * other.1;
-    }
-    Some(match e {
-        Expr::Int(v) => (Vec::new(), *v),
-        Expr::Id(n) => (vec![(n.clone(), 1)], 0),
-        Expr::Op(Op::Add, args) => {
-            let mut acc = (Vec::new(), 0);
-            for a in args {
-                add(&mut acc, linear(a)?, 1);
-            }
-            acc
-        }
-        Expr::Op(Op::Sub, args) => {
-            let mut acc = linear(&args[0])?;
-            add(&mut acc, linear(&args[1])?, -1);
-            acc
-        }
-        Expr::Op(Op::Neg, args) => {
-            let (t, c) = linear(&args[0])?;
-            (t.into_iter().map(|(n, k)| (n, -k)).collect(), -c)
-        }
-        Expr::Op(Op::Mul, args) => match (&args[0], &args[1]) {
-            (Expr::Int(k), x) | (x, Expr::Int(k)) => {
-                let (t, c) = linear(x)?;
-                (t.into_iter().map(|(n, m)| (n, m * k)).collect(), c * k)
-            }
-            _ => return None,
-        },
-        _ => return None,
-    })
-}
-
 /// `3 * a - b + 4` from a linear form.
 pub fn from_linear(terms: &[(String, i64)], constant: i64) -> CExpr {
     let mut acc: Option<CExpr> = None;
-    for (n, c) in terms.iter().filter(|(_, c)| *c != 0) {
+    // Positive terms first: `j - 32 * jj`, not `-32 * jj + j`.
+    let ordered = terms
+        .iter()
+        .filter(|(_, c)| *c > 0)
+        .chain(terms.iter().filter(|(_, c)| *c < 0));
+    for (n, c) in ordered {
         let mag = c.abs();
         let term = if mag == 1 {
             CExpr::name(n.clone())

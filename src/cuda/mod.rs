@@ -17,7 +17,7 @@ use crate::diag::{Diagnostic, Diagnostics, SourceFile};
 use crate::frontend::UnitKind;
 use crate::poly::{AccessId, Array, ArrayId, ArrayKind, StatementId};
 use crate::transform::cudaize::ThreadKind;
-use crate::transform::datacopy::Memory;
+use crate::transform::datacopy::{DataCopy, Memory};
 use crate::transform::{Placement, StmtKind, Transformed};
 use cexpr::{from_ir, print, CExpr};
 use statement::has_symbolic_inner_dims;
@@ -32,9 +32,12 @@ pub struct RecipeInfo<'a> {
     pub params: &'a [(String, String)],
 }
 
-/// What the header comment says.
+/// What the header comment says, and the command line's macros.
 pub struct EmitOptions<'a> {
     pub recipe: Option<RecipeInfo<'a>>,
+    /// `-D NAME=VALUE`: the code was compiled with them, so the file's `#define`s of these
+    /// names are replaced in the output.
+    pub defines: &'a [(String, String)],
     /// The GPU architecture the code is meant for (`sm_90`).
     pub target: &'a str,
 }
@@ -67,15 +70,20 @@ pub fn emit(
         edits.push((t.program.unit.span.start, t.program.unit.span.end, host));
     }
     edits.sort_by_key(|(start, end, _)| (*start, *end));
-    let mut out = header(file, units, options);
-    out.push_str(&prelude(uses_floord));
+    let mut body = String::new();
     let mut at = 0;
     for (start, end, text) in edits {
-        out.push_str(&file.text[at..start]);
-        out.push_str(&text);
+        body.push_str(&file.text[at..start]);
+        body.push_str(&text);
         at = end;
     }
-    out.push_str(&file.text[at..]);
+    body.push_str(&file.text[at..]);
+    let mut out = header(file, units, options);
+    out.push_str(&prelude(uses_floord));
+    out.push_str(&crate::frontend::macros::apply_defines(
+        &body,
+        options.defines,
+    ));
     Ok(out)
 }
 
@@ -97,6 +105,14 @@ fn header(file: &SourceFile, units: &[(Transformed, Generated)], o: &EmitOptions
         described.join(", ")
     );
     let _ = writeln!(h, " * Target: {}.", o.target);
+    if !o.defines.is_empty() {
+        let d: Vec<String> = o
+            .defines
+            .iter()
+            .map(|(n, v)| format!("-D {n}={v}"))
+            .collect();
+        let _ = writeln!(h, " * Macros: {}.", d.join(" "));
+    }
     let _ = writeln!(
         h,
         " * Predicted time: not measured (gpucc has no performance model yet)."
@@ -498,7 +514,12 @@ fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
     }
     for c in t.copies.iter().filter(|c| c.kernel == k.kernel) {
         let ty = p.arrays[c.array].elem.c_name();
-        let dims: String = c.dims.iter().map(|d| format!("[{d}]")).collect();
+        let dims: String = c
+            .dims
+            .iter()
+            .filter(|d| **d != 1)
+            .map(|d| format!("[{d}]"))
+            .collect();
         match c.memory {
             Memory::Shared => w.line(&format!("__shared__ {ty} {}{dims};", c.temp)),
             Memory::Registers => w.line(&format!("{ty} {}{dims};", c.temp)),
@@ -568,6 +589,16 @@ fn loop_header(var: &str, init: &Expr, cond: &Expr, step: i64) -> String {
             Expr::Op(Op::Add, x) if x[1] == Expr::Int(-1) => {
                 CExpr::bin("<", id(var), from_ir(&x[0], &id))
             }
+            Expr::Op(Op::Add, x) if matches!(x[1], Expr::Int(c) if c >= 0) => {
+                let Expr::Int(c) = x[1] else {
+                    unreachable!("matched above")
+                };
+                CExpr::bin(
+                    "<",
+                    id(var),
+                    CExpr::bin("+", from_ir(&x[0], &id), CExpr::Int(c + 1)),
+                )
+            }
             Expr::Int(v) => CExpr::bin("<", id(var), CExpr::Int(v + 1)),
             _ => from_ir(cond, &id),
         },
@@ -603,7 +634,7 @@ fn write_nodes(w: &mut Lines, t: &Transformed, kernel: Option<usize>, nodes: &[N
                 then_branch,
                 else_branch,
             } => {
-                let head = format!("if ({})", print(&from_ir(cond, &|n| CExpr::name(n))));
+                let head = format!("if ({})", print(&condition(t, kernel, cond)));
                 match else_branch {
                     None => write_block(w, t, kernel, &head, then_branch),
                     Some(e) => {
@@ -663,17 +694,17 @@ fn instance_text(t: &Transformed, kernel: Option<usize>, s: usize, args: &[Expr]
             // The indices into copy temporaries follow the iterators among the arguments.
             let n = t.statements[s].iterators.len();
             let mut at = n;
-            let mut indices: Vec<(AccessId, String, Vec<CExpr>)> = Vec::new();
+            let mut indices: Vec<(AccessId, usize, Vec<CExpr>)> = Vec::new();
             for (c, a, index) in t.copy_indices(s) {
                 let values = args[at..at + index.len()].iter().map(in_threads).collect();
                 at += index.len();
-                indices.push((a, t.copies[c].temp.clone(), values));
+                indices.push((a, c, values));
             }
             let rewrites = |a: AccessId| {
                 indices
                     .iter()
                     .find(|(x, _, _)| *x == a)
-                    .map(|(_, temp, index)| (temp.clone(), index.clone()))
+                    .map(|(_, c, index)| temp_reference(&t.copies[*c], index.clone()))
             };
             let cx = statement::Context {
                 t,
@@ -691,7 +722,7 @@ fn instance_text(t: &Transformed, kernel: Option<usize>, s: usize, args: &[Expr]
             // The iterators end with the position in the box; the array element follows.
             let xs: Vec<CExpr> = args[n - copy.sizes.len()..n].iter().map(value).collect();
             let element: Vec<CExpr> = args[n..n + copy.sizes.len()].iter().map(value).collect();
-            let temp = CExpr::index(CExpr::name(copy.temp.clone()), xs);
+            let temp = temp_reference(copy, xs);
             let is_in = matches!(t.statements[s].kind, StmtKind::CopyIn(_));
             let global = statement::global_reference(t, copy.array, element, is_in);
             let (target, source) = if is_in {
@@ -707,13 +738,29 @@ fn instance_text(t: &Transformed, kernel: Option<usize>, s: usize, args: &[Expr]
     }
 }
 
+/// An element of a copy's temporary; dimensions of size 1 are not declared.
+fn temp_reference(copy: &DataCopy, index: Vec<CExpr>) -> CExpr {
+    let kept = index
+        .into_iter()
+        .zip(&copy.dims)
+        .filter(|(_, d)| **d != 1)
+        .map(|(i, _)| i);
+    CExpr::index(CExpr::name(copy.temp.clone()), kept)
+}
+
 /// An expression of kernel `k` with each thread variable of a tiled loop written as the
 /// tile's start plus the thread index (`-16 * jj + j` becomes `tx`).
 fn in_thread_indices(t: &Transformed, k: usize, e: &Expr) -> CExpr {
+    match cexpr::linear(e) {
+        Some((terms, constant)) => cexpr::from_linear(&thread_terms(t, k, terms), constant),
+        None => from_ir(e, &|x| CExpr::name(x)),
+    }
+}
+
+/// Linear terms with each tiled thread variable replaced by its tile start plus the
+/// thread index.
+fn thread_terms(t: &Transformed, k: usize, mut terms: Vec<(String, i64)>) -> Vec<(String, i64)> {
     let kernel = &t.kernels[k];
-    let Some((mut terms, constant)) = cexpr::linear(e) else {
-        return from_ir(e, &|x| CExpr::name(x));
-    };
     for (d, td) in kernel.threads.iter().enumerate() {
         let ThreadKind::TilePoint { control } = td.kind else {
             continue;
@@ -730,7 +777,81 @@ fn in_thread_indices(t: &Transformed, k: usize, e: &Expr) -> CExpr {
             None => terms.insert(at, (control, a * td.size)),
         }
     }
-    cexpr::from_linear(&terms, constant)
+    terms.retain(|(_, c)| *c != 0);
+    terms
+}
+
+/// A condition as C: a comparison of affine sides is written with the variables on the
+/// left and the constant on the right (`tx + 16 * kk < 100`), in thread indices inside a
+/// kernel.
+fn condition(t: &Transformed, kernel: Option<usize>, e: &Expr) -> CExpr {
+    use crate::codegen::ir::Op as O;
+    let rename = |x: &str| CExpr::name(x);
+    let Expr::Op(op @ (O::Le | O::Lt | O::Ge | O::Gt | O::Eq), args) = e else {
+        return match e {
+            Expr::Op(O::And, args) => CExpr::bin(
+                "&&",
+                condition(t, kernel, &args[0]),
+                condition(t, kernel, &args[1]),
+            ),
+            Expr::Op(O::Or, args) => CExpr::bin(
+                "||",
+                condition(t, kernel, &args[0]),
+                condition(t, kernel, &args[1]),
+            ),
+            _ => from_ir(e, &rename),
+        };
+    };
+    let (Some((a, ca)), Some((b, cb))) = (cexpr::linear(&args[0]), cexpr::linear(&args[1])) else {
+        return from_ir(e, &rename);
+    };
+    // lhs - rhs, then `op` against 0.
+    let mut d = a;
+    for (n, c) in b {
+        match d.iter_mut().find(|(x, _)| *x == n) {
+            Some((_, k)) => *k -= c,
+            None => d.push((n, -c)),
+        }
+    }
+    let d = match kernel {
+        Some(k) => thread_terms(t, k, d),
+        None => d.into_iter().filter(|(_, c)| *c != 0).collect(),
+    };
+    let c = ca - cb;
+    // Variables on the left, the problem's sizes and the constant on the right.
+    type Terms = Vec<(String, i64)>;
+    let (vars, sizes): (Terms, Terms) = d
+        .into_iter()
+        .partition(|(n, _)| !t.program.params.contains(n));
+    if vars.is_empty() {
+        return from_ir(e, &rename);
+    }
+    // vars + sizes + c op 0; make the variables' side mostly positive.
+    let flip = vars.iter().filter(|(_, k)| *k < 0).count() * 2 > vars.len();
+    let sign = if flip { -1 } else { 1 };
+    let op = match (op, flip) {
+        (O::Le, true) => O::Ge,
+        (O::Lt, true) => O::Gt,
+        (O::Ge, true) => O::Le,
+        (O::Gt, true) => O::Lt,
+        (other, _) => *other,
+    };
+    let left: Vec<(String, i64)> = vars.into_iter().map(|(n, k)| (n, sign * k)).collect();
+    let right: Vec<(String, i64)> = sizes.into_iter().map(|(n, k)| (n, -sign * k)).collect();
+    let right_c = -sign * c;
+    // Integers: `x <= r` is `x < r + 1`, `x > r` is `x >= r + 1`.
+    let (spelling, right_c) = match op {
+        O::Le => ("<", right_c + 1),
+        O::Lt => ("<", right_c),
+        O::Ge => (">=", right_c),
+        O::Gt => (">=", right_c + 1),
+        _ => ("==", right_c),
+    };
+    CExpr::bin(
+        spelling,
+        cexpr::from_linear(&left, 0),
+        cexpr::from_linear(&right, right_c),
+    )
 }
 
 /// The transformed loops as sequential C (`print_code`), followed by the kernels'
@@ -965,10 +1086,18 @@ fn host_header(file: &SourceFile, t: &Transformed) -> String {
     let p = &t.program;
     let span = p.unit.header.expect("function units have a header");
     let original = file.text[span.start..span.end].trim_end().to_string();
+    // C++ has no variable-length arrays: a parameter with a size that is not a constant
+    // becomes a pointer to its first element (row-major, as in C).
+    let variable_length = |a: &Array| {
+        !a.is_scalar()
+            && a.extents
+                .iter()
+                .any(|e| e.as_ref().is_some_and(|x| x.as_constant().is_none()))
+    };
     let symbolic: Vec<&Array> = p
         .arrays
         .iter()
-        .filter(|a| a.kind == ArrayKind::Outside && !a.is_scalar() && has_symbolic_inner_dims(a))
+        .filter(|a| a.kind == ArrayKind::Outside && variable_length(a))
         .collect();
     if symbolic.is_empty() {
         return original;
@@ -987,20 +1116,17 @@ fn host_header(file: &SourceFile, t: &Transformed) -> String {
                 .iter()
                 .find(|a| a.name == d.name && a.kind == ArrayKind::Outside)
             {
-                Some(a) if !a.is_scalar() && has_symbolic_inner_dims(a) => {
-                    format!("{konst}{ty} *{}", d.name)
-                }
+                Some(a) if variable_length(a) => format!("{konst}{ty} *{}", d.name),
                 Some(a) => format!("{konst}{ty} {}{}", d.name, a.dims_text()),
                 None => format!("{konst}{ty} {}", d.name),
             }
         })
         .collect();
-    let names: Vec<&str> = symbolic.iter().map(|a| a.name.as_str()).collect();
+    let names: Vec<String> = symbolic.iter().map(|a| format!("`{}`", a.name)).collect();
     format!(
-        "/* gpucc: {} now {} row-major pointer{} (C++ has no variable-length array parameters). */\n{}({})",
+        "/* gpucc: {} {} to the first element (row-major): C++ has no variable-length array parameters. */\n{}({})",
         names.join(", "),
-        if names.len() == 1 { "is a" } else { "are" },
-        if names.len() == 1 { "" } else { "s" },
+        if names.len() == 1 { "is a pointer" } else { "are pointers" },
         &original[..open],
         params.join(", ")
     )

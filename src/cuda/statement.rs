@@ -16,8 +16,8 @@ pub struct Context<'a> {
     pub statement: usize,
     /// Its iterators' values.
     pub args: &'a [Expr],
-    /// Accesses whose data lives in a copy temporary: the temporary and the index.
-    pub rewrites: &'a dyn Fn(AccessId) -> Option<(String, Vec<CExpr>)>,
+    /// Accesses whose data lives in a copy temporary: the element of the temporary.
+    pub rewrites: &'a dyn Fn(AccessId) -> Option<CExpr>,
 }
 
 impl Context<'_> {
@@ -124,8 +124,8 @@ impl Context<'_> {
             base = *b;
         }
         subscripts.reverse();
-        if let Some((temp, index)) = (self.rewrites)(a) {
-            return CExpr::index(CExpr::name(temp), index);
+        if let Some(element) = (self.rewrites)(a) {
+            return element;
         }
         if matches!(array.kind, ArrayKind::Private { .. }) || array.is_scalar() {
             return CExpr::index(CExpr::name(array.name.clone()), subscripts);

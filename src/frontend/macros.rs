@@ -302,6 +302,54 @@ fn system_macros(
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// The file's text with `-D NAME=VALUE` applied as gpucc applies it (the command line
+/// wins over the file): each `#define NAME` line of the file becomes `#define NAME VALUE`;
+/// names the file does not define are defined at the top. Generated files and the
+/// reference build of a check use it, so that they agree with what gpucc compiled.
+pub fn apply_defines(text: &str, defines: &[(String, String)]) -> String {
+    if defines.is_empty() {
+        return text.to_string();
+    }
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut found = vec![false; defines.len()];
+    for t in lex(text, 0) {
+        let Tok::Directive(d) = &t.tok else { continue };
+        let Some(m) = parse_define(d) else { continue };
+        // The last -D of a name wins, as on a compiler's command line.
+        if let Some(k) = defines.iter().rposition(|(n, _)| *n == m.name) {
+            found[k] = true;
+            let (name, value) = &defines[k];
+            edits.push((
+                t.span.start,
+                t.span.end,
+                format!("#define {name} {value} /* gpucc: -D {name}={value} */"),
+            ));
+        }
+    }
+    let mut out = String::new();
+    for (k, (name, value)) in defines.iter().enumerate() {
+        let last = defines.iter().rposition(|(n, _)| n == name) == Some(k);
+        if last
+            && !defines
+                .iter()
+                .enumerate()
+                .any(|(j, (n, _))| n == name && found[j])
+        {
+            out.push_str(&format!(
+                "#define {name} {value} /* gpucc: -D {name}={value} */\n"
+            ));
+        }
+    }
+    let mut at = 0;
+    for (start, end, replacement) in edits {
+        out.push_str(&text[at..start]);
+        out.push_str(&replacement);
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 /// An error during expansion (runaway recursion, a malformed call), at the macro's use.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExpandError {
@@ -569,6 +617,19 @@ mod tests {
         table.add_directive("define N 10");
         let out = expand(&lex("a N", 0), &table).unwrap();
         assert_eq!(out[1].span, Span::new(2, 3));
+    }
+
+    #[test]
+    fn command_line_defines_replace_the_files() {
+        let text = "#define N 128\n#ifndef M\n#define M 7\n#endif\nint x;\n";
+        let out = apply_defines(
+            text,
+            &[("N".into(), "100".into()), ("Q".into(), "1".into())],
+        );
+        assert_eq!(
+            out,
+            "#define Q 1 /* gpucc: -D Q=1 */\n#define N 100 /* gpucc: -D N=100 */\n#ifndef M\n#define M 7\n#endif\nint x;\n"
+        );
     }
 
     #[test]

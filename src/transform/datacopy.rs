@@ -439,10 +439,43 @@ fn make_copy(
     }
     let c = t.copies.len();
     let temp = temp_name(t, &name, memory);
-    let scope_orders: Vec<(usize, i32)> =
-        scope.iter().map(|(s, _)| t.statements[*s].order).collect();
-    let first = scope_orders.iter().min().expect("scope is not empty").0;
-    let last = scope_orders.iter().max().expect("scope is not empty").0;
+    // The copy goes right before (and after) the loop it serves: among that loop's
+    // siblings, it sorts by the first (last) statement anywhere inside the loop.
+    let (s0, at0) = scope[0];
+    let placement = t.statements[s0].levels[at0].0;
+    if scope
+        .iter()
+        .any(|(s, at)| t.statements[*s].levels[*at].0 != placement)
+    {
+        return Err(TransformError::new(format!(
+            "the statements that use `{name}` are in different loops at `{}`",
+            t.levels[level].name
+        ))
+        .hint("copy at a loop that encloses every use of the array in the kernel"));
+    }
+    let served: Vec<(usize, i32)> = t
+        .statements
+        .iter()
+        .filter(|st| {
+            st.levels.len() > prefix.len()
+                && st.levels[..prefix.len()]
+                    .iter()
+                    .map(|(l, _)| *l)
+                    .eq(prefix.iter().copied())
+                && st.levels[prefix.len()].0 == placement
+        })
+        .map(|st| st.order)
+        .collect();
+    let first = served
+        .iter()
+        .min()
+        .expect("the scope's statements are served")
+        .0;
+    let last = served
+        .iter()
+        .max()
+        .expect("the scope's statements are served")
+        .0;
 
     // Copy-in (and copy-out) statements.
     let params_prefix = t.params_prefix();
@@ -481,7 +514,7 @@ fn make_copy(
             .filter_map(|(f, n)| f.hw.map(|h| (h, Aff::var(Var::Index(n.clone())))))
             .collect();
         let rank = sizes.len();
-        for d in 0..rank {
+        for (d, &size) in sizes.iter().enumerate() {
             let x = Aff::var(Var::Index(format!("__x{d}")));
             // The last array dimension goes to threadIdx.x, the one before to .y, ...
             let thread = if shared {
@@ -506,6 +539,8 @@ fn make_copy(
                         thread_value(t, &kernel, &fixed, &fixed_names, dim, coordinate)?,
                     ));
                 }
+                // A dimension of size 1 needs no loop.
+                None if size == 1 => {}
                 None => {
                     let l = t.new_level(unroll::fresh_name(
                         t,

@@ -1,0 +1,528 @@
+//! Verify stage: runs a generated `.cu` on the CPU and the original C on the same inputs,
+//! and compares what they compute (DESIGN §7).
+//!
+//! Entry point: [`check_on_cpu`]. The `.cu` is compiled by the system C++ compiler against
+//! gpucc's CPU runtime ([`CPU_RUNTIME`]: blocks in turn, a block's threads as real threads
+//! meeting at a barrier for `__syncthreads()`), the original by the system C compiler.
+//! For a compiled function, a generated driver fills every array with the same
+//! pseudo-random values, calls both versions and compares every array the function
+//! writes; for a `#pragma scop` region in a whole program, both programs run and their
+//! outputs are compared.
+
+use crate::frontend::macros::apply_defines;
+use crate::frontend::UnitKind;
+use crate::poly::affine::Var;
+use crate::poly::{ArrayKind, Program};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The CPU stand-in for the CUDA runtime (written out as `cuda_runtime.h`).
+pub const CPU_RUNTIME: &str = include_str!("cuda_runtime.h");
+
+/// The value given to integer parameters (sizes) in a check: not a multiple of the usual
+/// tile sizes, so remainders are exercised.
+pub const DEFAULT_SIZE: i64 = 67;
+
+/// What to check with.
+pub struct CheckOptions<'a> {
+    /// The original C file.
+    pub c_file: &'a Path,
+    /// `-D NAME=VALUE`, applied to both versions as gpucc applied them.
+    pub defines: &'a [(String, String)],
+    pub include_dirs: &'a [PathBuf],
+    /// Values of integer parameters (others get [`DEFAULT_SIZE`]).
+    pub sizes: &'a [(String, i64)],
+}
+
+/// How one written array compares.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub array: String,
+    pub elements: usize,
+    /// The largest difference relative to the magnitude of the reference values.
+    pub max_relative_error: f64,
+    /// The first element that differs beyond the tolerance, as `C[17][3]`.
+    pub first_mismatch: Option<String>,
+}
+
+/// The outcome of a check.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// A compiled function: every array it writes, compared.
+    Arrays(Vec<Comparison>),
+    /// A whole program: whether both printed the same (and what the original printed).
+    Output {
+        same: bool,
+        reference: String,
+        generated: String,
+    },
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        match self {
+            Outcome::Arrays(c) => c.iter().all(|x| x.first_mismatch.is_none()),
+            Outcome::Output { same, .. } => *same,
+        }
+    }
+}
+
+/// A check that could not run (a compiler failed, a program crashed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckError(pub String);
+
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Relative tolerance by element type: a reordered floating-point reduction is not an
+/// error, a wrong element is.
+fn tolerance(ty: crate::frontend::ast::ScalarType) -> f64 {
+    use crate::frontend::ast::ScalarType::*;
+    match ty {
+        Float => 1e-4,
+        Double => 1e-9,
+        _ => 0.0,
+    }
+}
+
+/// `kernel<<<grid, block>>>(args);` → `gpucc_launch<BARRIERS>(kernel, grid, block, args);`,
+/// where `BARRIERS` says whether the kernel's definition in `cu` calls `__syncthreads()`.
+pub fn rewrite_launches(cu: &str) -> String {
+    let mut out = String::with_capacity(cu.len());
+    let mut rest = cu;
+    while let Some(at) = rest.find("<<<") {
+        let before = &rest[..at];
+        let name_start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map(|k| k + 1)
+            .unwrap_or(0);
+        let Some(close) = rest[at..].find(">>>(") else {
+            break;
+        };
+        let config = &rest[at + 3..at + close];
+        let kernel = &before[name_start..];
+        out.push_str(&before[..name_start]);
+        out.push_str(&format!(
+            "gpucc_launch<{}>({kernel}, {config}, ",
+            kernel_has_barriers(cu, kernel)
+        ));
+        rest = &rest[at + close + 4..];
+    }
+    out.push_str(rest);
+    out.replace(", );", ");")
+}
+
+/// Whether the body of `__global__ void kernel(...) { ... }` in `cu` holds `__syncthreads`.
+fn kernel_has_barriers(cu: &str, kernel: &str) -> bool {
+    let Some(at) = cu.find(&format!("__global__ void {kernel}(")) else {
+        return true;
+    };
+    let Some(open) = cu[at..].find('{') else {
+        return true;
+    };
+    let body = &cu[at + open..];
+    let mut depth = 0usize;
+    for (k, c) in body.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return body[..k].contains("__syncthreads");
+                }
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+/// A scratch directory removed on drop (kept when `GPUCC_KEEP_CHECK` is set).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch, CheckError> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "gpucc-check-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| CheckError(format!("cannot create {}: {e}", dir.display())))?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::env::var_os("GPUCC_KEEP_CHECK").is_none() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<String, CheckError> {
+    let out = cmd
+        .output()
+        .map_err(|e| CheckError(format!("cannot run {what}: {e}")))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().take(20).collect();
+        return Err(CheckError(format!(
+            "{what} failed ({}):\n{}",
+            out.status,
+            tail.join("\n")
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn compiler(var: &str, default: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| default.to_string())
+}
+
+/// Checks the `.cu` text `cu` made from `program` against the original C file.
+pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Outcome, CheckError> {
+    let dir = Scratch::new()?;
+    let write = |name: &str, text: &str| -> Result<PathBuf, CheckError> {
+        let path = dir.0.join(name);
+        std::fs::write(&path, text)
+            .map_err(|e| CheckError(format!("cannot write {}: {e}", path.display())))?;
+        Ok(path)
+    };
+    write("cuda_runtime.h", CPU_RUNTIME)?;
+    let original = std::fs::read_to_string(o.c_file)
+        .map_err(|e| CheckError(format!("cannot read {}: {e}", o.c_file.display())))?;
+    let reference = write("reference.c", &apply_defines(&original, o.defines))?;
+    let includes: Vec<String> =
+        std::iter::once(o.c_file.parent().unwrap_or(Path::new(".")).to_path_buf())
+            .chain(o.include_dirs.iter().cloned())
+            .map(|d| format!("-I{}", d.display()))
+            .collect();
+    let cc = compiler("CC", "cc");
+    let cxx = compiler("CXX", "c++");
+    match program.unit.kind {
+        UnitKind::Function => {
+            let f = &program.unit.function;
+            let object = dir.0.join("reference.o");
+            run(
+                Command::new(&cc)
+                    .args(["-O1", "-w", "-c", "-x", "c"])
+                    .arg(&reference)
+                    .arg("-o")
+                    .arg(&object)
+                    .arg(format!("-D{f}=gpucc_reference_{f}"))
+                    .arg("-Dmain=gpucc_reference_main")
+                    .args(&includes),
+                "the C compiler on the original",
+            )?;
+            let driver = driver(program, o)?;
+            let generated = write(
+                "generated.cpp",
+                &format!("{}\n{}", rewrite_launches(cu), driver.text),
+            )?;
+            let exe = dir.0.join("check");
+            run(
+                Command::new(&cxx)
+                    .args(["-std=c++20", "-O1", "-w", "-pthread"])
+                    .arg(format!("-I{}", dir.0.display()))
+                    .args(&includes)
+                    .arg("-Dmain=gpucc_generated_main")
+                    .arg(&generated)
+                    .arg(&object)
+                    .arg("-o")
+                    .arg(&exe)
+                    .arg("-lm"),
+                "the C++ compiler on the generated code",
+            )?;
+            let output = run(&mut Command::new(&exe), "the check")?;
+            parse_report(&output, &driver.arrays)
+        }
+        UnitKind::Scop(_) => {
+            let ref_exe = dir.0.join("reference");
+            run(
+                Command::new(&cc)
+                    .args(["-O1", "-w", "-x", "c"])
+                    .arg(&reference)
+                    .arg("-o")
+                    .arg(&ref_exe)
+                    .args(&includes)
+                    .arg("-lm"),
+                "the C compiler on the original",
+            )?;
+            let generated = write("generated.cpp", &rewrite_launches(cu))?;
+            let gen_exe = dir.0.join("generated");
+            run(
+                Command::new(&cxx)
+                    .args(["-std=c++20", "-O1", "-w", "-pthread"])
+                    .arg(format!("-I{}", dir.0.display()))
+                    .args(&includes)
+                    .arg(&generated)
+                    .arg("-o")
+                    .arg(&gen_exe)
+                    .arg("-lm"),
+                "the C++ compiler on the generated code",
+            )?;
+            let reference = run(&mut Command::new(&ref_exe), "the original program")?;
+            let generated = run(&mut Command::new(&gen_exe), "the generated program")?;
+            Ok(Outcome::Output {
+                same: reference == generated,
+                reference,
+                generated,
+            })
+        }
+    }
+}
+
+/// A compared array as the driver reports it: name and extents (for `C[17][3]`).
+struct Reported {
+    name: String,
+    extents: Vec<i64>,
+}
+
+struct Driver {
+    text: String,
+    arrays: Vec<Reported>,
+}
+
+/// The test driver appended to the generated code: same inputs to both versions, every
+/// written array compared.
+fn driver(program: &Program, o: &CheckOptions) -> Result<Driver, CheckError> {
+    let p = program;
+    let f = &p.unit.function;
+    let size = |n: &str| {
+        o.sizes
+            .iter()
+            .find(|(x, _)| x == n)
+            .map(|(_, v)| *v)
+            .unwrap_or(DEFAULT_SIZE)
+    };
+    let value = |v: &Var| match v {
+        Var::Param(n) => size(n),
+        Var::Index(_) => 0,
+    };
+    let mut d =
+        String::from("#undef main\n#include <cmath>\n#include <cstdio>\n#include <cstdlib>\n\n");
+    // The reference takes the same arguments; arrays are passed as pointers.
+    let params: Vec<String> = p
+        .unit
+        .params
+        .iter()
+        .map(|param| match param.declarator.dims.is_empty() {
+            true => format!(
+                "{} {}",
+                param.spec.ty.map(|t| t.c_name()).unwrap_or("int"),
+                param.declarator.name
+            ),
+            false => format!("void *{}", param.declarator.name),
+        })
+        .collect();
+    let _ = writeln!(
+        d,
+        "extern \"C\" void gpucc_reference_{f}({});\n",
+        params.join(", ")
+    );
+    d.push_str("static unsigned gpucc_seed = 20261122u;\nstatic double gpucc_random(void)\n{\n  gpucc_seed = gpucc_seed * 1664525u + 1013904223u;\n  return (gpucc_seed >> 8) / 16777216.0;\n}\n\n");
+    d.push_str("int main(void)\n{\n");
+    let mut reference_args = Vec::new();
+    let mut generated_args = Vec::new();
+    let mut reported = Vec::new();
+    for param in &p.unit.params {
+        let name = &param.declarator.name;
+        let ty = param.spec.ty.map(|t| t.c_name()).unwrap_or("int");
+        if p.params.contains(name)
+            || (param.declarator.dims.is_empty()
+                && param.spec.ty.is_some_and(|t| t.is_integer())
+                && !p.arrays.iter().any(|a| &a.name == name))
+        {
+            let _ = writeln!(d, "  {ty} {name} = {};", size(name));
+            reference_args.push(name.clone());
+            generated_args.push(name.clone());
+            continue;
+        }
+        let Some(array) = p
+            .arrays
+            .iter()
+            .find(|a| &a.name == name && a.kind == ArrayKind::Outside)
+        else {
+            return Err(CheckError(format!(
+                "the check does not know the parameter `{name}`"
+            )));
+        };
+        if array.is_scalar() {
+            let _ = writeln!(d, "  {ty} {name} = ({ty})(0.5 + gpucc_random());");
+            reference_args.push(name.clone());
+            generated_args.push(name.clone());
+            continue;
+        }
+        let extents: Vec<i64> = array
+            .extents
+            .iter()
+            .map(|e| {
+                e.as_ref().map(|a| a.eval(&value)).ok_or_else(|| {
+                    CheckError(format!(
+                        "`{name}` has no size; the check cannot allocate it"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let count: i64 = extents.iter().product();
+        let _ = writeln!(
+            d,
+            "  {ty} *{name}_reference = ({ty} *)calloc({count}, sizeof({ty}));"
+        );
+        let _ = writeln!(
+            d,
+            "  {ty} *{name}_generated = ({ty} *)calloc({count}, sizeof({ty}));"
+        );
+        let fill = if array.elem.is_integer() {
+            format!("({ty})(gpucc_random() * 10)")
+        } else {
+            format!("({ty})(2 * gpucc_random() - 1)")
+        };
+        let _ = writeln!(d, "  for (long e = 0; e < {count}; e++)\n    {name}_reference[e] = {name}_generated[e] = {fill};");
+        reference_args.push(format!("{name}_reference"));
+        // The generated function keeps the declared type where C++ allows it.
+        let constant_inner = array.extents.len() > 1
+            && array
+                .extents
+                .iter()
+                .skip(1)
+                .all(|e| e.as_ref().and_then(|a| a.as_constant()).is_some())
+            && array.extents[0]
+                .as_ref()
+                .is_none_or(|a| a.as_constant().is_some());
+        if constant_inner {
+            let inner: String = extents[1..].iter().map(|x| format!("[{x}]")).collect();
+            generated_args.push(format!("({ty} (*){inner}){name}_generated"));
+        } else {
+            generated_args.push(format!("{name}_generated"));
+        }
+        let written = p.statements.iter().any(|s| {
+            p.accesses[s.write].array
+                == p.arrays
+                    .iter()
+                    .position(|a| a.name == array.name)
+                    .unwrap_or(usize::MAX)
+        });
+        if written {
+            reported.push(Reported {
+                name: name.clone(),
+                extents,
+            });
+        }
+    }
+    let _ = writeln!(d, "  gpucc_reference_{f}({});", reference_args.join(", "));
+    let _ = writeln!(d, "  {f}({});", generated_args.join(", "));
+    for r in &reported {
+        let array = p
+            .arrays
+            .iter()
+            .find(|a| a.name == r.name)
+            .expect("reported arrays exist");
+        let ty = array.elem.c_name();
+        let count: i64 = r.extents.iter().product();
+        let tol = tolerance(array.elem);
+        let name = &r.name;
+        let _ = writeln!(
+            d,
+            "  {{\n    double scale = 0, worst = 0;\n    long first = -1;"
+        );
+        let _ = writeln!(d, "    for (long e = 0; e < {count}; e++)\n      scale = fmax(scale, fabs((double){name}_reference[e]));");
+        let _ = writeln!(d, "    scale = scale > 0 ? scale * 1e-3 : 1;");
+        let _ = writeln!(d, "    for (long e = 0; e < {count}; e++) {{\n      {ty} a = {name}_reference[e], b = {name}_generated[e];");
+        let _ = writeln!(
+            d,
+            "      double err = fabs((double)a - (double)b) / fmax(fabs((double)a), scale);"
+        );
+        let _ = writeln!(d, "      if (err != err) err = 1e300;");
+        let _ = writeln!(d, "      if (err > worst) worst = err;\n      if (err > {tol:e} && first < 0) first = e;\n    }}");
+        let _ = writeln!(
+            d,
+            "    printf(\"array {name} %ld %.3e %ld\\n\", {count}L, worst, first);\n  }}"
+        );
+    }
+    d.push_str("  return 0;\n}\n");
+    Ok(Driver {
+        text: d,
+        arrays: reported,
+    })
+}
+
+fn parse_report(output: &str, arrays: &[Reported]) -> Result<Outcome, CheckError> {
+    let mut comparisons = Vec::new();
+    for r in arrays {
+        let line = output
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(r.name.as_str()))
+            .ok_or_else(|| {
+                CheckError(format!(
+                    "the check printed nothing for `{}`:\n{output}",
+                    r.name
+                ))
+            })?;
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let parse = |k: usize| {
+            fields
+                .get(k)
+                .and_then(|x| x.parse::<f64>().ok())
+                .ok_or_else(|| CheckError(format!("unreadable check output: {line}")))
+        };
+        let elements = parse(2)? as usize;
+        let worst = parse(3)?;
+        let first = parse(4)? as i64;
+        comparisons.push(Comparison {
+            array: r.name.clone(),
+            elements,
+            max_relative_error: worst,
+            first_mismatch: (first >= 0).then(|| element_name(&r.name, &r.extents, first)),
+        });
+    }
+    Ok(Outcome::Arrays(comparisons))
+}
+
+/// A flat row-major index as `C[17][3]`.
+pub fn element_name(array: &str, extents: &[i64], flat: i64) -> String {
+    let mut rest = flat;
+    let mut index = vec![0; extents.len()];
+    for (k, e) in extents.iter().enumerate().rev() {
+        index[k] = rest % e.max(&1);
+        rest /= e.max(&1);
+    }
+    let subs: String = index.iter().map(|i| format!("[{i}]")).collect();
+    format!("{array}{subs}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launches_become_calls() {
+        assert_eq!(
+            rewrite_launches("  k<<<dim3(2, 8), dim3(16, 16)>>>(d_A, n);\n  x = a << 2;"),
+            "  gpucc_launch<true>(k, dim3(2, 8), dim3(16, 16), d_A, n);\n  x = a << 2;"
+        );
+        let cu = "__global__ void k(float *a) {\n  if (a) { a[0] = 1; }\n}\n__global__ void s(float *a) {\n  { __syncthreads(); }\n}\n";
+        assert_eq!(
+            rewrite_launches(&format!("{cu}k<<<1, 32>>>();")),
+            format!("{cu}gpucc_launch<false>(k, 1, 32);")
+        );
+        assert_eq!(
+            rewrite_launches(&format!("{cu}s<<<1, 32>>>(a);")),
+            format!("{cu}gpucc_launch<true>(s, 1, 32, a);")
+        );
+    }
+
+    #[test]
+    fn element_names_are_row_major() {
+        assert_eq!(element_name("C", &[4, 5], 17), "C[3][2]");
+        assert_eq!(element_name("x", &[10], 0), "x[0]");
+    }
+}

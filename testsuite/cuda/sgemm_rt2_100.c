@@ -1,0 +1,11 @@
+// gpucc-args: --recipe recipes/sgemm.lua -D N=100 -P TI=32 -P RT=2
+// Single-precision matrix product C += A B (seed 004, Fig. 4.1).
+#define N 128
+
+void sgemm(const float A[N][N], const float B[N][N], float C[N][N])
+{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      for (int k = 0; k < N; k++)
+        C[i][j] += A[i][k] * B[k][j];
+}

@@ -1,0 +1,125 @@
+//! `testsuite/cuda/*.c` compiled with the recipe their first line names: the `.cu` is the
+//! snapshot; every `.cu` runs on the CPU against its C source; nvcc compiles every `.cu`
+//! for sm_90 and sm_80 without errors, warnings or register spills, and ptxas's
+//! registers, shared memory and spills per kernel are the second snapshot.
+
+use crate::harness::{
+    case_args, compile_case, frontend_options, nvcc, programs, relative, scratch_path,
+};
+use std::path::Path;
+
+#[test]
+fn cuda_snapshots() {
+    insta::with_settings!({snapshot_path => "cuda/snapshots", prepend_module_to_snapshot => false, omit_expression => true}, {
+        insta::glob!("cuda/*.c", |path| {
+            insta::assert_snapshot!(compile_case(path));
+        });
+    });
+}
+
+#[test]
+fn generated_code_computes_what_the_c_computes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/cuda");
+    let mut failures = Vec::new();
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    cases.sort();
+    for path in cases {
+        let cu = compile_case(&path);
+        let args = case_args(&path);
+        let opts = frontend_options(&args);
+        let program = programs(&path).remove(0);
+        let check = gpucc::verify::CheckOptions {
+            c_file: &path,
+            defines: &opts.defines,
+            include_dirs: &opts.include_dirs,
+            sizes: &[],
+        };
+        match gpucc::verify::check_on_cpu(&program, &cu, &check) {
+            Ok(outcome) if outcome.passed() => {}
+            Ok(outcome) => failures.push(format!("{}: {outcome:?}", relative(&path))),
+            Err(e) => failures.push(format!("{}: {e}", relative(&path))),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// ptxas's report per kernel: `sm_90 sgemm_kernel: 44 registers, 5440 bytes shared, 0 spills`.
+fn ptxas_summary(arch: &str, stderr: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut kernel = String::new();
+    for line in stderr.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            let mangled = rest.split('\'').next().unwrap_or("");
+            // _Z<length><name>...
+            let digits: String = mangled
+                .trim_start_matches("_Z")
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            let len: usize = digits.parse().unwrap_or(0);
+            let start = 2 + digits.len();
+            kernel = mangled
+                .get(start..start + len)
+                .unwrap_or(mangled)
+                .to_string();
+        } else if line.contains("bytes spill stores") {
+            let spills: Vec<i64> = line
+                .split(',')
+                .filter_map(|p| p.split_whitespace().next().and_then(|n| n.parse().ok()))
+                .collect();
+            out.push(format!(
+                "{arch} {kernel}: spills {} stores, {} loads",
+                spills.get(1).unwrap_or(&-1),
+                spills.get(2).unwrap_or(&-1)
+            ));
+        } else if line.contains("Used") && line.contains("registers") {
+            out.push(format!(
+                "{arch} {kernel}: {}",
+                line.split("Used").nth(1).unwrap_or("").trim()
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn nvcc_compiles_every_generated_file() {
+    let Some(nvcc) = nvcc() else {
+        if std::env::var_os("GPUCC_SKIP_NVCC").is_some() {
+            eprintln!("nvcc not found and GPUCC_SKIP_NVCC is set: the nvcc checks are skipped");
+            return;
+        }
+        panic!("nvcc not found: run scripts/install-cuda-toolchain (or set GPUCC_NVCC, or GPUCC_SKIP_NVCC=1 to skip)");
+    };
+    insta::with_settings!({snapshot_path => "cuda/snapshots", prepend_module_to_snapshot => false, omit_expression => true}, {
+        insta::glob!("cuda/*.c", |path| {
+            let cu = scratch_path(&format!("{}.cu", path.file_stem().unwrap().to_string_lossy()));
+            std::fs::write(&cu, compile_case(path)).unwrap();
+            let mut summary = Vec::new();
+            for arch in ["sm_90", "sm_80"] {
+                let out = std::process::Command::new(&nvcc)
+                    .args(["-arch", arch, "-cubin", "-Xptxas", "-v", "-o"])
+                    .arg(cu.with_extension(format!("{arch}.cubin")))
+                    .arg(&cu)
+                    .output()
+                    .expect("nvcc runs");
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert!(out.status.success(), "{}: nvcc -arch={arch} failed:\n{stderr}", relative(path));
+                for line in stderr.lines() {
+                    assert!(!line.contains("warning"), "{}: nvcc -arch={arch} warns: {line}", relative(path));
+                }
+                let lines = ptxas_summary(arch, &stderr);
+                for l in &lines {
+                    assert!(!l.contains("spills") || l.ends_with("spills 0 stores, 0 loads"), "{}: {l}", relative(path));
+                }
+                summary.extend(lines);
+            }
+            insta::assert_snapshot!("ptxas", summary.join("\n"));
+        });
+    });
+}
