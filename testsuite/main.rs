@@ -10,4 +10,5 @@ mod deps_cases;
 mod frontend_cases;
 mod hand_checked;
 mod harness;
+mod recipe_cases;
 mod robustness;

@@ -557,6 +557,7 @@ fn kernel_code(
         schedule.push(map.to_string());
     }
     let schedule = UnionMap::parse_all(ctx, schedule.iter().map(|s| s.as_str()))?;
+    let (prologue, grid) = prologue(t, ctx, kernel, &names)?;
     let mut context_conds = Vec::new();
     for (d, td) in kernel.threads.iter().enumerate() {
         let name = &names.threads[d];
@@ -569,7 +570,23 @@ fn kernel_code(
                 ));
             }
             ThreadKind::Coordinate => context_conds.push(format!("0 <= {name} < {}", td.size)),
-            ThreadKind::Whole => {}
+            ThreadKind::Whole => {
+                // `name = first + threadIdx`: with an affine `first`, the launch bounds it.
+                let value = prologue.iter().find(|v| v.name == *name).map(|v| &v.value);
+                let thread = format!("threadIdx.{}", ["x", "y", "z"][d]);
+                if let Some((terms, c)) = value.and_then(ir::linear) {
+                    let first: Vec<(String, i64)> =
+                        terms.into_iter().filter(|(n, _)| *n != thread).collect();
+                    let first = ir::from_linear(&first, c);
+                    if let Some((terms, c)) = ir::linear(&first) {
+                        let mut text: Vec<String> =
+                            terms.iter().map(|(n, k)| format!("{k}*{n}")).collect();
+                        text.push(c.to_string());
+                        let first = format!("({})", text.join(" + "));
+                        context_conds.push(format!("{first} <= {name} < {first} + {}", td.size));
+                    }
+                }
+            }
         }
     }
     if context_conds.is_empty() {
@@ -589,7 +606,6 @@ fn kernel_code(
     }
     let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
     let body = to_ir(t, &ast, warnings);
-    let (prologue, grid) = prologue(t, ctx, kernel, &names)?;
     Ok(KernelIr {
         kernel: k,
         name: kernel.name.clone(),

@@ -854,12 +854,27 @@ fn condition(t: &Transformed, kernel: Option<usize>, e: &Expr) -> CExpr {
     )
 }
 
-/// The transformed loops as sequential C (`print_code`), followed by the kernels'
-/// mappings.
-pub fn sequential_text(t: &Transformed) -> Result<String, Diagnostics> {
+/// What `print_code()` shows. Once every statement runs in a kernel: the kernels as the
+/// `.cu` will hold them, then the host's loops and launches. Before that: the loop nest
+/// as sequential C, under a comment per kernel and data copy declared so far.
+pub fn code_text(t: &Transformed) -> Result<String, Diagnostics> {
+    let all_in_kernels = (0..t.statements.len())
+        .all(|s| t.kernel_of(s).is_some() || !matches!(t.statements[s].kind, StmtKind::Compute(_)));
+    if !t.kernels.is_empty() && all_in_kernels {
+        let g = crate::codegen::generate(t)?;
+        let mut out = constant_declarations(t);
+        for k in &g.kernels {
+            out.push_str(&kernel_text(t, k));
+            out.push('\n');
+        }
+        let mut w = Lines::new(0);
+        w.line("/* host */");
+        write_host_nodes(&mut w, t, &g, &g.host);
+        out.push_str(&w.out);
+        return Ok(out);
+    }
     let nodes = crate::codegen::sequential(t)?;
     let mut w = Lines::new(0);
-    write_nodes(&mut w, t, None, &nodes);
     for k in &t.kernels {
         let blocks: Vec<&str> = k
             .blocks
@@ -884,6 +899,7 @@ pub fn sequential_text(t: &Transformed) -> Result<String, Diagnostics> {
             t.program.arrays[c.array].name, c.temp
         ));
     }
+    write_nodes(&mut w, t, None, &nodes);
     Ok(w.out)
 }
 

@@ -673,8 +673,12 @@ impl Interp<'_> {
                             .with_hint("write {l1_control=\"ii\"}"))
                     }
                 };
-                for (k, (lp, size)) in loops.iter().zip(&sizes).enumerate() {
-                    let level = self.level(lp, args[0].1, stmt)?;
+                // Every name must resolve before the first loop is tiled.
+                let levels = loops
+                    .iter()
+                    .map(|lp| self.level(lp, args[0].1, stmt))
+                    .collect::<Eval<Vec<_>>>()?;
+                for (k, ((lp, size), level)) in loops.iter().zip(&sizes).zip(levels).enumerate() {
                     let control = match controls.field(&format!("l{}_control", k + 1)) {
                         Some(v) => self.string(&(v.clone(), args[2].1), "a control loop name")?,
                         None => format!("{lp}{lp}"),
@@ -843,7 +847,7 @@ impl Interp<'_> {
             }
             "print_code" => {
                 self.expect_args(args, 0, 0, call, "print_code()")?;
-                let text = crate::cuda::sequential_text(&self.t).map_err(|d| {
+                let text = crate::cuda::code_text(&self.t).map_err(|d| {
                     d.into_iter()
                         .next()
                         .unwrap_or_else(|| self.error(call, "print_code failed"))

@@ -43,7 +43,7 @@ pub fn parse(file: &SourceFile, source: SourceId) -> Result<Recipe, Diagnostics>
         .map(|t| (t.span.start, t.tok.clone(), t.span.end));
     let body = grammar::ChunkParser::new()
         .parse(&mut ast, stream)
-        .map_err(|e| vec![syntax_error(source, &tokens, e)])?;
+        .map_err(|e| vec![syntax_error(source, &file.text, &tokens, e)])?;
     let deep = ast
         .exprs
         .iter()
@@ -126,7 +126,12 @@ fn describe(tok: &Tok) -> String {
     }
 }
 
-fn syntax_error(source: SourceId, tokens: &[Token], e: ParseError<usize, Tok, ()>) -> Diagnostic {
+fn syntax_error(
+    source: SourceId,
+    text: &str,
+    tokens: &[Token],
+    e: ParseError<usize, Tok, ()>,
+) -> Diagnostic {
     let hint = "recipes are Lua: `NAME = value`, command calls `tile_by_index({\"i\"}, {16}, ...)`, tables `{...}`, `if`, numeric `for`";
     match e {
         ParseError::UnrecognizedToken {
@@ -136,15 +141,46 @@ fn syntax_error(source: SourceId, tokens: &[Token], e: ParseError<usize, Tok, ()
             let names: Vec<String> = expected
                 .iter()
                 .take(6)
-                .map(|x| x.trim_matches('"').to_string())
+                .map(|x| match x.trim_matches('"') {
+                    "Name" => "a name".to_string(),
+                    "Number" => "a number".to_string(),
+                    "Str" => "a string".to_string(),
+                    other => format!("`{other}`"),
+                })
                 .collect();
-            Diagnostic::error(
-                source,
-                Span::new(l, r),
-                format!("syntax error: unexpected {}", describe(&tok)),
-            )
-            .with_label(format!("expected {}", names.join(", ")))
-            .with_hint(hint)
+            let expected = match names.as_slice() {
+                [] => "something else".to_string(),
+                [one] => one.clone(),
+                [init @ .., last] => format!("{} or {last}", init.join(", ")),
+            };
+            // A token on a later line than the one before it: what is missing is at the
+            // end of that earlier line.
+            let before = tokens.iter().rev().find(|t| t.span.end <= l);
+            match before {
+                Some(prev)
+                    if text
+                        .get(prev.span.end..l)
+                        .is_some_and(|gap| gap.contains('\n')) =>
+                {
+                    Diagnostic::error(
+                        source,
+                        prev.span,
+                        format!(
+                            "syntax error: expected {expected} before {} on the next line",
+                            describe(&tok)
+                        ),
+                    )
+                    .with_label(format!("expected {expected} after this"))
+                    .with_hint(hint)
+                }
+                _ => Diagnostic::error(
+                    source,
+                    Span::new(l, r),
+                    format!("syntax error: unexpected {}", describe(&tok)),
+                )
+                .with_label(format!("expected {expected}"))
+                .with_hint(hint),
+            }
         }
         ParseError::UnrecognizedEof { .. } => {
             let end = tokens.last().map(|t| t.span.end).unwrap_or(0);

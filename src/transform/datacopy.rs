@@ -798,8 +798,11 @@ fn kernel_writes(t: &Transformed, k: usize, array: ArrayId) -> bool {
         })
 }
 
-/// A register copy of data that other threads use would go stale: the footprints of two
-/// threads of one block must not share an element when the array is written.
+/// A register copy is private to its thread: refuse one when two threads of a block use
+/// the same element (written: each copy would go stale; read: each thread would load its
+/// own copy of shared data), or when the boxes of elements the threads copy overlap
+/// although their elements do not (a strided footprint, as a thread's column of a cyclic
+/// tile; the copy would carry other threads' elements).
 fn check_private_to_threads(
     t: &Transformed,
     ctx: &Ctx,
@@ -809,10 +812,6 @@ fn check_private_to_threads(
     array: &str,
     written: bool,
 ) -> TResult<()> {
-    if !written {
-        return Ok(());
-    }
-    let shares = footprint.apply_range(&footprint.reverse()?)?.deltas()?;
     let thread_differs: Vec<String> = fixed
         .iter()
         .enumerate()
@@ -840,9 +839,47 @@ fn check_private_to_threads(
             all.join(" and ")
         ),
     )?;
-    if !shares.intersect(&bad)?.is_empty()? {
-        return Err(TransformError::new(format!("threads of a block share elements of `{array}`, which the kernel writes: each would keep its own copy in registers"))
-            .hint("copy to registers only data that each thread uses alone (a register tile of the output)"));
+    let shared = |m: &Map| -> TResult<bool> {
+        let deltas = m.apply_range(&m.reverse()?)?.deltas()?;
+        Ok(!deltas.intersect(&bad)?.is_empty()?)
+    };
+    if shared(footprint)? {
+        return Err(if written {
+            TransformError::new(format!("threads of a block share elements of `{array}`, which the kernel writes: each would keep its own copy in registers"))
+                .hint("copy to registers only data that each thread uses alone (a register tile of the output)")
+        } else {
+            TransformError::new(format!("threads of a block read the same elements of `{array}`: a register copy would load them once per thread"))
+                .hint(format!("put data that threads share in shared memory: copy_to_shared(\"tx\", \"{array}\")"))
+        });
+    }
+    // The box per thread, over positional names (two fixed loops may share a name, as a
+    // loop and the thread index named after it).
+    let positional: Vec<String> = (0..names.len()).map(|j| format!("__f{j}")).collect();
+    let Some((offsets, sizes)) = footprint.range_fixed_box(&positional)? else {
+        return Ok(());
+    };
+    let outs: Vec<String> = (0..sizes.len()).map(|k| format!("__e{k}")).collect();
+    let conds: Vec<String> = offsets
+        .iter()
+        .zip(&sizes)
+        .zip(&outs)
+        .map(|((o, size), e)| format!("{o} <= {e} < {o} + {size}"))
+        .collect();
+    let boxes = Map::parse(
+        ctx,
+        &format!(
+            "{}{{ [{}] -> {}[{}] : {} }}",
+            t.params_prefix(),
+            positional.join(", "),
+            isl_name(array),
+            outs.join(", "),
+            conds.join(" and ")
+        ),
+    )?
+    .intersect_domain(&footprint.domain()?)?;
+    if shared(&boxes)? {
+        return Err(TransformError::new(format!("each thread's elements of `{array}` inside this loop are spread out, interleaved with other threads' (a strided footprint): a register copy must be a dense box of its own elements"))
+            .hint("copy inside the loop whose iterations stride over the threads' elements, or tile so that each thread's elements are contiguous"));
     }
     Ok(())
 }

@@ -43,7 +43,7 @@ pub fn permute(
         }
     }
     let checked =
-        check_tiles_stay_outside(t).and_then(|()| legality::check_order(t, "this permutation"));
+        check_tiles_stay_outside(t).and_then(|()| legality::check_order(t, "this loop order"));
     if checked.is_err() {
         t.statements = saved;
     }

@@ -1,0 +1,6 @@
+-- gpucc-args: testsuite/recipe/kernels/matmul_100.c
+-- Each thread's element of C lives in a register across the k loop.
+tile_by_index({"i", "j"}, {16, 16}, {l1_control="ii", l2_control="jj"}, {"ii", "jj", "i", "j", "k"})
+cudaize("matmul_kernel", {}, {block={"ii", "jj"}, thread={"j", "i"}})
+copy_to_registers("tx", "C")
+print_code()

@@ -1,0 +1,5 @@
+-- gpucc-args: testsuite/recipe/kernels/matmul.c
+-- Every thread of a row reads the same A[i][k]: registers are private to a thread.
+tile_by_index({"i", "j"}, {16, 16}, {l1_control="ii", l2_control="jj"}, {"ii", "jj", "i", "j", "k"})
+cudaize("matmul_kernel", {}, {block={"ii", "jj"}, thread={"j", "i"}})
+copy_to_registers("tx", "A")

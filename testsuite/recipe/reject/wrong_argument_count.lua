@@ -1,0 +1,2 @@
+-- gpucc-args: testsuite/recipe/kernels/matmul.c
+tile("i")

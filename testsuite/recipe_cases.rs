@@ -1,0 +1,111 @@
+//! `testsuite/recipe/*.lua`: each recipe command's effect on a small kernel, shown by
+//! `print_code()`; the `.cu` each recipe makes must also compute what its C computes.
+//! `testsuite/recipe/reject/*.lua`: recipes gpucc must refuse, with their rendered
+//! diagnostics. A recipe's first line names its C file and options:
+//! `-- gpucc-args: testsuite/recipe/kernels/matmul.c -P TI=32`.
+
+use crate::harness::{frontend_options, gpucc, programs, relative, scratch_path};
+use std::path::{Path, PathBuf};
+
+/// The C file and the options a recipe case names on its first line.
+fn recipe_case_args(path: &Path) -> (PathBuf, Vec<String>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let line = text.lines().next().unwrap_or("");
+    let rest = line.strip_prefix("-- gpucc-args:").unwrap_or_else(|| {
+        panic!(
+            "{}: the first line must be `-- gpucc-args: FILE.c ...`",
+            relative(path)
+        )
+    });
+    let mut words = rest.split_whitespace().map(String::from);
+    let c_file = words.next().expect("a C file");
+    (
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(c_file),
+        words.collect(),
+    )
+}
+
+/// Runs the case; returns the exit code, the report to snapshot and the `.cu` written.
+fn run_recipe_case(path: &Path) -> (i32, String, Option<String>) {
+    let (c_file, options) = recipe_case_args(path);
+    let out = scratch_path(&format!(
+        "recipe-{}.cu",
+        path.file_stem().unwrap().to_string_lossy()
+    ));
+    let _ = std::fs::remove_file(&out);
+    let mut args = vec![relative(&c_file), "--recipe".to_string(), relative(path)];
+    args.extend(options);
+    let shown = format!("gpucc {}", args.join(" "));
+    args.extend(["-o".to_string(), out.display().to_string()]);
+    let (code, stdout, stderr) = gpucc(&args);
+    let cu = std::fs::read_to_string(&out).ok();
+    let _ = std::fs::remove_file(&out);
+    let mut report = format!("{shown}\nexit code {code}\n");
+    if !stdout.is_empty() {
+        report.push_str(&format!("--- output\n{stdout}"));
+    }
+    if !stderr.is_empty() {
+        report.push_str(&format!("--- diagnostics\n{stderr}"));
+    }
+    (code, report, cu)
+}
+
+#[test]
+fn recipe_commands() {
+    insta::with_settings!({snapshot_path => "recipe/snapshots", prepend_module_to_snapshot => false, omit_expression => true}, {
+        insta::glob!("recipe/*.lua", |path| {
+            let (code, report, cu) = run_recipe_case(path);
+            assert_eq!(code, 0, "{report}");
+            assert!(cu.is_some(), "{}: no .cu written", relative(path));
+            insta::assert_snapshot!(report);
+        });
+    });
+}
+
+#[test]
+fn recipe_refusals() {
+    insta::with_settings!({snapshot_path => "recipe/snapshots", prepend_module_to_snapshot => false, omit_expression => true}, {
+        insta::glob!("recipe/reject/*.lua", |path| {
+            let (code, report, cu) = run_recipe_case(path);
+            assert_eq!(code, 1, "{report}");
+            assert!(cu.is_none(), "{}: a refused recipe wrote a .cu", relative(path));
+            assert!(report.contains("error"), "{report}");
+            insta::assert_snapshot!(report);
+        });
+    });
+}
+
+#[test]
+fn recipe_outputs_compute_what_the_c_computes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/recipe");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "lua"))
+        .collect();
+    cases.sort();
+    let mut failures = Vec::new();
+    for path in cases {
+        let (c_file, options) = recipe_case_args(&path);
+        let (code, report, cu) = run_recipe_case(&path);
+        let Some(cu) = cu.filter(|_| code == 0) else {
+            failures.push(report);
+            continue;
+        };
+        let opts = frontend_options(&options);
+        let program = programs(&c_file).remove(0);
+        let check = gpucc::verify::CheckOptions {
+            c_file: &c_file,
+            defines: &opts.defines,
+            include_dirs: &opts.include_dirs,
+            sizes: &[],
+        };
+        match gpucc::verify::check_on_cpu(&program, &cu, &check) {
+            Ok(outcome) if outcome.passed() => {}
+            Ok(outcome) => failures.push(format!("{}: {outcome:?}", relative(&path))),
+            Err(e) => failures.push(format!("{}: {e}", relative(&path))),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
