@@ -74,3 +74,73 @@ fn define_overrides_the_files_define() {
     let domain = v["statements"][0]["domain"].as_str().unwrap();
     assert!(domain.contains("<= 7"), "{domain}");
 }
+
+#[test]
+fn compile_writes_the_cu_and_says_so() {
+    let out = std::env::temp_dir().join(format!("gpucc-cli-{}.cu", std::process::id()));
+    let out_s = out.to_str().unwrap();
+    let (code, stdout, err) = gpucc(&[
+        "examples/sgemm.c",
+        "--function",
+        "sgemm",
+        "--recipe",
+        "recipes/sgemm.lua",
+        "-o",
+        out_s,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        err.contains("gpucc: wrote") && err.contains("sgemm_kernel"),
+        "{err}"
+    );
+    let cu = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert!(cu.contains("__global__ void sgemm_kernel("), "{cu}");
+    assert!(cu.contains("int main(void)"), "main is copied through");
+}
+
+#[test]
+fn compile_usage_and_input_errors() {
+    // No recipe: a usage error that says where recipes are.
+    let (code, _, err) = gpucc(&["examples/sgemm.c", "--function", "sgemm"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--recipe") && err.contains("recipes/"),
+        "{err}"
+    );
+    // Two functions and no --function: an input error listing them.
+    let (code, _, err) = gpucc(&[
+        "examples/sgemm.c",
+        "--recipe",
+        "recipes/sgemm.lua",
+        "-o",
+        "/dev/null",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("sgemm, main"), "{err}");
+    // A missing recipe file.
+    let (code, _, err) = gpucc(&[
+        "examples/sgemm.c",
+        "--function",
+        "sgemm",
+        "--recipe",
+        "no/such.lua",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cannot read the recipe `no/such.lua`"),
+        "{err}"
+    );
+    // A malformed -P.
+    let (code, _, err) = gpucc(&[
+        "examples/sgemm.c",
+        "--function",
+        "sgemm",
+        "--recipe",
+        "recipes/sgemm.lua",
+        "-P",
+        "TI",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -38,6 +38,12 @@ fn run_recipe_case(path: &Path) -> (i32, String, Option<String>) {
     let shown = format!("gpucc {}", args.join(" "));
     args.extend(["-o".to_string(), out.display().to_string()]);
     let (code, stdout, stderr) = gpucc(&args);
+    // The success line names the scratch file; the rest of stderr is the case's.
+    let stderr: String = stderr
+        .lines()
+        .filter(|l| !l.starts_with("gpucc: wrote "))
+        .map(|l| format!("{l}\n"))
+        .collect();
     let cu = std::fs::read_to_string(&out).ok();
     let _ = std::fs::remove_file(&out);
     let mut report = format!("{shown}\nexit code {code}\n");

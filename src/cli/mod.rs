@@ -44,7 +44,7 @@ struct CompileArgs {
     #[arg(long, value_name = "R.lua")]
     recipe: Option<PathBuf>,
     /// Give a recipe parameter a value (`-P TI=32`).
-    #[arg(short = 'P', value_name = "NAME=VALUE", value_parser = parse_define)]
+    #[arg(short = 'P', value_name = "NAME=VALUE", value_parser = parse_param)]
     param: Vec<(String, String)>,
     /// Where to write the CUDA file (default: the input with the extension `.cu`).
     #[arg(short = 'o', value_name = "OUT.cu")]
@@ -95,6 +95,24 @@ fn parse_define(text: &str) -> Result<(String, String), String> {
             "`{name}` is not a macro name (expected NAME=VALUE)"
         ))
     }
+}
+
+/// `-P NAME=VALUE`: unlike a macro, a parameter needs its value.
+fn parse_param(text: &str) -> Result<(String, String), String> {
+    if !text.contains('=') {
+        return Err(format!(
+            "`{text}` has no value (expected NAME=VALUE, as `-P TI=32`)"
+        ));
+    }
+    let (name, value) = parse_define(text).map_err(|_| {
+        format!("`{text}` does not start with a parameter name (expected NAME=VALUE)")
+    })?;
+    if value.trim().is_empty() {
+        return Err(format!(
+            "`{text}` has an empty value (expected NAME=VALUE, as `-P TI=32`)"
+        ));
+    }
+    Ok((name, value))
 }
 
 /// Runs gpucc with the process's arguments and standard streams; returns the exit code.
@@ -237,6 +255,22 @@ fn compile_command(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write, co
             .with_hint("check that the directory exists and is writable");
         return report_failure(&sources, &[d], err, color);
     }
+    let kernels: Vec<String> = units
+        .iter()
+        .flat_map(|(t, _)| t.kernels.iter().map(|k| k.name.clone()))
+        .collect();
+    let _ = writeln!(
+        err,
+        "gpucc: wrote {} ({} {}: {})",
+        output.display(),
+        kernels.len(),
+        if kernels.len() == 1 {
+            "kernel"
+        } else {
+            "kernels"
+        },
+        kernels.join(", ")
+    );
     EXIT_OK
 }
 
