@@ -12,3 +12,4 @@ mod hand_checked;
 mod harness;
 mod recipe_cases;
 mod robustness;
+mod verify_cases;

@@ -34,6 +34,9 @@ enum Command {
     /// Show the loops (parallel, reduction or sequential), statements and dependences of
     /// the code gpucc would compile.
     Deps(DepsArgs),
+    /// Check a `.cu` against its C: run both on the same pseudo-random inputs (the `.cu`
+    /// on gpucc's CPU stand-in for CUDA) and compare every array the code writes.
+    Verify(VerifyArgs),
 }
 
 #[derive(Args, Debug)]
@@ -49,6 +52,30 @@ struct CompileArgs {
     /// Where to write the CUDA file (default: the input with the extension `.cu`).
     #[arg(short = 'o', value_name = "OUT.cu")]
     output: Option<PathBuf>,
+    /// Check the written file against the C (as `gpucc verify` does); exit 1 if it differs.
+    #[arg(long)]
+    verify: bool,
+    /// With --verify: the value of an integer size parameter (`--size n=100`; default 67).
+    #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_size)]
+    sizes: Vec<(String, i64)>,
+}
+
+#[derive(Args, Debug)]
+struct VerifyArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The CUDA file to check; omit it and give --recipe to compile and check in one go.
+    #[arg(value_name = "OUT.cu")]
+    cu: Option<PathBuf>,
+    /// Compile FILE.c with this recipe, then check the result.
+    #[arg(long, value_name = "R.lua", conflicts_with = "cu")]
+    recipe: Option<PathBuf>,
+    /// Give a recipe parameter a value (`-P TI=32`).
+    #[arg(short = 'P', value_name = "NAME=VALUE", value_parser = parse_param, requires = "recipe")]
+    param: Vec<(String, String)>,
+    /// The value of an integer size parameter (`--size n=100`; default 67).
+    #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_size)]
+    sizes: Vec<(String, i64)>,
 }
 
 /// Which code to read and how.
@@ -115,6 +142,15 @@ fn parse_param(text: &str) -> Result<(String, String), String> {
     Ok((name, value))
 }
 
+/// `--size n=100`: a positive integer.
+fn parse_size(text: &str) -> Result<(String, i64), String> {
+    let (name, value) = parse_param(text)?;
+    match value.trim().parse::<i64>() {
+        Ok(v) if v > 0 => Ok((name, v)),
+        _ => Err(format!("`{text}`: a size must be a positive integer")),
+    }
+}
+
 /// Runs gpucc with the process's arguments and standard streams; returns the exit code.
 pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().collect();
@@ -135,7 +171,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
     // `compile` is the default command: `gpucc FILE.c ...`.
     let mut args = args.to_vec();
     if let Some(first) = args.get(1) {
-        let is_command = ["compile", "deps", "help"].contains(&first.as_str());
+        let is_command = ["compile", "deps", "verify", "help"].contains(&first.as_str());
         if !is_command && !first.starts_with('-') {
             args.insert(1, "compile".to_string());
         }
@@ -157,6 +193,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
     match cli.command {
         Command::Compile(a) => compile_command(&a, out, err, color),
         Command::Deps(a) => deps_command(&a, out, err, color),
+        Command::Verify(a) => verify_command(&a, out, err, color),
     }
 }
 
@@ -168,16 +205,71 @@ fn compile_command(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write, co
         );
         return EXIT_USAGE;
     };
-    let analysis = match analyze(&a.input) {
-        Ok(x) => x,
-        Err((sources, diags)) => return report_failure(&sources, &diags, err, color),
+    let compiled = match compile(&a.input, recipe_path, &a.param, out, err, color) {
+        Ok(c) => c,
+        Err(code) => return code,
     };
+    let output = a
+        .output
+        .clone()
+        .unwrap_or_else(|| a.input.file.with_extension("cu"));
+    if let Err(e) = std::fs::write(&output, &compiled.text) {
+        let d = Diagnostic::error_nowhere(format!("cannot write `{}`: {e}", output.display()))
+            .with_hint("check that the directory exists and is writable");
+        return report_failure(&compiled.sources, &[d], err, color);
+    }
+    let _ = writeln!(
+        err,
+        "gpucc: wrote {} ({} {}: {})",
+        output.display(),
+        compiled.kernels.len(),
+        if compiled.kernels.len() == 1 {
+            "kernel"
+        } else {
+            "kernels"
+        },
+        compiled.kernels.join(", ")
+    );
+    if a.verify {
+        let what = output.display().to_string();
+        return check(
+            &a.input,
+            &compiled.program,
+            &compiled.text,
+            &what,
+            &a.sizes,
+            out,
+            err,
+        );
+    }
+    EXIT_OK
+}
+
+/// A compiled file, before it is written.
+struct Compiled {
+    sources: SourceMap,
+    text: String,
+    /// The program the `.cu` was made from (for the check).
+    program: Program,
+    kernels: Vec<String>,
+}
+
+/// Runs the whole pipeline on `input` with the recipe; diagnostics are printed, and an
+/// error gives the exit code.
+fn compile(
+    input: &InputArgs,
+    recipe_path: &std::path::Path,
+    params: &[(String, String)],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    color: bool,
+) -> Result<Compiled, i32> {
     let Analysis {
         mut sources,
         programs,
         macros,
         ..
-    } = analysis;
+    } = analyze(input).map_err(|(sources, diags)| report_failure(&sources, &diags, err, color))?;
     let file_id = crate::diag::SourceId(0);
     let recipe_text = match std::fs::read(recipe_path) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
@@ -187,47 +279,41 @@ fn compile_command(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write, co
                 recipe_path.display()
             ))
             .with_hint("check the path");
-            return report_failure(&sources, &[d], err, color);
+            return Err(report_failure(&sources, &[d], err, color));
         }
     };
     let recipe_id = sources.add(SourceFile::new(
         recipe_path.display().to_string(),
         recipe_text.clone(),
     ));
-    let recipe = match crate::recipe::parse(sources.get(recipe_id), recipe_id) {
-        Ok(r) => r,
-        Err(d) => return report_failure(&sources, &d, err, color),
-    };
+    let recipe = crate::recipe::parse(sources.get(recipe_id), recipe_id)
+        .map_err(|d| report_failure(&sources, &d, err, color))?;
     if programs.len() > 1 {
         let d = Diagnostic::error_nowhere(format!(
             "`{}` has {} `#pragma scop` regions, and a recipe describes one",
-            a.input.file.display(),
+            input.file.display(),
             programs.len()
         ))
         .with_hint("compile one function with --function NAME, or keep one region per file");
-        return report_failure(&sources, &[d], err, color);
+        return Err(report_failure(&sources, &[d], err, color));
     }
     let mut units = Vec::new();
     let mut used_params = Vec::new();
     for (program, deps) in programs {
         let t = crate::transform::Transformed::new(program, deps);
         let options = crate::recipe::RunOptions {
-            params: &a.param,
+            params,
             macros: &macros,
         };
-        let result = match crate::recipe::run(&recipe, t, &options) {
-            Ok(r) => r,
-            Err(d) => return report_failure(&sources, &d, err, color),
-        };
+        let result = crate::recipe::run(&recipe, t, &options)
+            .map_err(|d| report_failure(&sources, &d, err, color))?;
         if !result.warnings.is_empty() {
             let _ = write!(err, "{}", diag::render(&sources, &result.warnings, color));
         }
         let _ = write!(out, "{}", result.output);
         used_params = result.params;
-        let generated = match crate::codegen::generate(&result.transformed) {
-            Ok(g) => g,
-            Err(d) => return report_failure(&sources, &d, err, color),
-        };
+        let generated = crate::codegen::generate(&result.transformed)
+            .map_err(|d| report_failure(&sources, &d, err, color))?;
         for w in &generated.warnings {
             let _ = writeln!(err, "warning: {w}");
         }
@@ -240,38 +326,150 @@ fn compile_command(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write, co
             params: &used_params,
         }),
         target: "sm_90",
-        defines: &a.input.define,
+        defines: &input.define,
     };
-    let text = match crate::cuda::emit(sources.get(file_id), &units, &options) {
-        Ok(t) => t,
-        Err(d) => return report_failure(&sources, &d, err, color),
-    };
-    let output = a
-        .output
-        .clone()
-        .unwrap_or_else(|| a.input.file.with_extension("cu"));
-    if let Err(e) = std::fs::write(&output, text) {
-        let d = Diagnostic::error_nowhere(format!("cannot write `{}`: {e}", output.display()))
-            .with_hint("check that the directory exists and is writable");
-        return report_failure(&sources, &[d], err, color);
-    }
-    let kernels: Vec<String> = units
+    let text = crate::cuda::emit(sources.get(file_id), &units, &options)
+        .map_err(|d| report_failure(&sources, &d, err, color))?;
+    let kernels = units
         .iter()
         .flat_map(|(t, _)| t.kernels.iter().map(|k| k.name.clone()))
         .collect();
+    let program = units
+        .into_iter()
+        .next()
+        .map(|(t, _)| t.program)
+        .expect("a file has at least one unit");
+    Ok(Compiled {
+        sources,
+        text,
+        program,
+        kernels,
+    })
+}
+
+fn verify_command(a: &VerifyArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
+    match (&a.cu, &a.recipe) {
+        (Some(cu_path), None) => {
+            let cu = match std::fs::read(cu_path) {
+                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                Err(e) => {
+                    let _ = writeln!(
+                        err,
+                        "error: cannot read `{}`: {e}\n  = hint: check the path",
+                        cu_path.display()
+                    );
+                    return EXIT_USER_ERROR;
+                }
+            };
+            let Analysis {
+                sources, programs, ..
+            } = match analyze(&a.input) {
+                Ok(x) => x,
+                Err((sources, diags)) => return report_failure(&sources, &diags, err, color),
+            };
+            if programs.len() != 1 {
+                let d = Diagnostic::error_nowhere(format!(
+                    "`{}` has {} `#pragma scop` regions; a check compares one",
+                    a.input.file.display(),
+                    programs.len()
+                ))
+                .with_hint("name the function with --function NAME");
+                return report_failure(&sources, &[d], err, color);
+            }
+            let program = &programs[0].0;
+            check(
+                &a.input,
+                program,
+                &cu,
+                &cu_path.display().to_string(),
+                &a.sizes,
+                out,
+                err,
+            )
+        }
+        (None, Some(recipe)) => {
+            let compiled = match compile(&a.input, recipe, &a.param, out, err, color) {
+                Ok(c) => c,
+                Err(code) => return code,
+            };
+            let what = format!("the CUDA that {} makes", recipe.display());
+            check(
+                &a.input,
+                &compiled.program,
+                &compiled.text,
+                &what,
+                &a.sizes,
+                out,
+                err,
+            )
+        }
+        _ => {
+            let _ = writeln!(
+                err,
+                "error: give the CUDA file to check (`gpucc verify FILE.c OUT.cu`) or a recipe to compile with (`gpucc verify FILE.c --recipe R.lua`)"
+            );
+            EXIT_USAGE
+        }
+    }
+}
+
+/// Checks `cu` against the C of `input` on the CPU and prints the comparison.
+fn check(
+    input: &InputArgs,
+    program: &Program,
+    cu: &str,
+    what: &str,
+    sizes: &[(String, i64)],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let unknown: Vec<&str> = sizes
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !program.params.iter().any(|p| p == n))
+        .collect();
+    if !unknown.is_empty() {
+        let known = if program.params.is_empty() {
+            "the code has no size parameters".to_string()
+        } else {
+            format!("its size parameters are: {}", program.params.join(", "))
+        };
+        let _ = writeln!(
+            err,
+            "error: --size names {}, which is not a size parameter of the code\n  = note: {known}",
+            unknown.join(", ")
+        );
+        return EXIT_USER_ERROR;
+    }
+    let options = crate::verify::CheckOptions {
+        c_file: &input.file,
+        defines: &input.define,
+        include_dirs: &input.include,
+        sizes,
+    };
     let _ = writeln!(
         err,
-        "gpucc: wrote {} ({} {}: {})",
-        output.display(),
-        kernels.len(),
-        if kernels.len() == 1 {
-            "kernel"
-        } else {
-            "kernels"
-        },
-        kernels.join(", ")
+        "gpucc: checking {what} against {} ({}) on the CPU",
+        input.file.display(),
+        program.unit.describe()
     );
-    EXIT_OK
+    match crate::verify::check_on_cpu(program, cu, &options) {
+        Ok(outcome) => {
+            let _ = write!(out, "{}", crate::verify::report(&outcome));
+            if outcome.passed() {
+                EXIT_OK
+            } else {
+                EXIT_USER_ERROR
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "error: the check could not run: {e}\n  = hint: a .cu that the C++ compiler refuses is not a gpucc output, or was edited"
+            );
+            EXIT_USER_ERROR
+        }
+    }
 }
 
 fn frontend_options(input: &InputArgs) -> FrontendOptions {

@@ -68,6 +68,62 @@ impl Outcome {
     }
 }
 
+/// The outcome for a human: one line per compared array, then the verdict.
+pub fn report(outcome: &Outcome) -> String {
+    let mut r = String::new();
+    match outcome {
+        Outcome::Arrays(comparisons) => {
+            let width = comparisons.iter().map(|c| c.array.len()).max().unwrap_or(0);
+            for c in comparisons {
+                let verdict = match &c.first_mismatch {
+                    None => "same".to_string(),
+                    Some(at) => format!("DIFFERENT, first at {at}"),
+                };
+                let _ = writeln!(
+                    r,
+                    "  {:width$}  {} elements  max relative error {:.2e}  {verdict}",
+                    c.array, c.elements, c.max_relative_error
+                );
+            }
+            if outcome.passed() {
+                let _ = writeln!(r, "verified: every array the code writes is the same");
+            } else {
+                let _ = writeln!(r, "NOT verified: the CUDA computes something else");
+            }
+        }
+        Outcome::Output {
+            same,
+            reference,
+            generated,
+        } => {
+            if *same {
+                let lines = reference.lines().count();
+                let _ = writeln!(
+                    r,
+                    "verified: both programs print the same ({lines} {})",
+                    if lines == 1 { "line" } else { "lines" }
+                );
+            } else {
+                let (k, (a, b)) = reference
+                    .lines()
+                    .chain(std::iter::repeat(""))
+                    .zip(generated.lines().chain(std::iter::repeat("")))
+                    .enumerate()
+                    .find(|(_, (a, b))| a != b)
+                    .unwrap_or((0, ("", "")));
+                let _ = writeln!(
+                    r,
+                    "NOT verified: the programs print different output; first at line {}:",
+                    k + 1
+                );
+                let _ = writeln!(r, "  C:    {a}");
+                let _ = writeln!(r, "  CUDA: {b}");
+            }
+        }
+    }
+    r
+}
+
 /// A check that could not run (a compiler failed, a program crashed).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckError(pub String);

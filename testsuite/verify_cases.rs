@@ -1,0 +1,131 @@
+//! `gpucc verify` as a user runs it: a correct `.cu` passes, and deliberately broken
+//! variants of it (mutants) are each rejected, every time.
+
+use crate::harness::{compile_case, gpucc, scratch_path};
+use std::path::Path;
+
+const CASE: &str = "testsuite/cuda/sgemm_100.c";
+
+/// The SGEMM recipe's `.cu` at N = 100 (tiles of 64 x 16 and k tiles of 16 do not divide it).
+fn sgemm_100() -> String {
+    compile_case(&Path::new(env!("CARGO_MANIFEST_DIR")).join(CASE))
+}
+
+fn verify(cu: &str, name: &str) -> (i32, String, String) {
+    let path = scratch_path(name);
+    std::fs::write(&path, cu).unwrap();
+    let args: Vec<String> = ["verify", CASE, path.to_str().unwrap(), "-D", "N=100"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let result = gpucc(&args);
+    let _ = std::fs::remove_file(&path);
+    result
+}
+
+#[test]
+fn the_generated_file_verifies() {
+    let (code, out, err) = verify(&sgemm_100(), "sgemm_100.cu");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("  C  10000 elements") && out.contains("verified"),
+        "{out}"
+    );
+}
+
+/// Each mutant replaces the first occurrence of a piece of the `.cu`.
+#[test]
+fn every_mutant_is_rejected() {
+    let good = sgemm_100();
+    let mutants = [
+        (
+            "off-by-one loop bound",
+            "for (int kk = 0; kk < 7; kk++)",
+            "for (int kk = 0; kk < 6; kk++)",
+        ),
+        (
+            "wrong subscript",
+            "C_reg[0] += A_shared[4 * ty][1]",
+            "C_reg[0] += A_shared[4 * ty][2]",
+        ),
+        ("missing barrier", "    __syncthreads();\n", ""),
+        (
+            "wrong remainder guard",
+            "if (16 * jj + tx < 100 && ty + 16 * kk < 100)",
+            "if (16 * jj + tx < 100 && ty + 16 * kk < 96)",
+        ),
+        ("two arrays swapped", "(d_A, d_B, d_C)", "(d_B, d_A, d_C)"),
+    ];
+    for (what, from, to) in mutants {
+        assert!(
+            good.contains(from),
+            "{what}: the .cu no longer holds `{from}`; update the mutant"
+        );
+        let bad = good.replacen(from, to, 1);
+        let (code, out, err) = verify(&bad, &format!("{}.cu", what.replace(' ', "_")));
+        assert_eq!(code, 1, "{what}: not rejected\n{out}{err}");
+        assert!(
+            out.contains("NOT verified") && out.contains("DIFFERENT, first at C["),
+            "{what}:\n{out}{err}"
+        );
+    }
+}
+
+#[test]
+fn a_file_that_does_not_compile_is_not_verified() {
+    let (code, _, err) = verify("this is not CUDA", "garbage.cu");
+    assert_eq!(code, 1);
+    assert!(err.contains("the check could not run"), "{err}");
+}
+
+#[test]
+fn verify_usage_errors() {
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // Neither a .cu nor a recipe.
+    let (code, _, err) = gpucc(&args(&["verify", CASE]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--recipe"), "{err}");
+    // Both.
+    let (code, _, _) = gpucc(&args(&[
+        "verify",
+        CASE,
+        "x.cu",
+        "--recipe",
+        "recipes/sgemm.lua",
+    ]));
+    assert_eq!(code, 2);
+    // A size the code does not have.
+    let (code, _, err) = gpucc(&args(&[
+        "verify",
+        CASE,
+        "--recipe",
+        "recipes/sgemm.lua",
+        "--size",
+        "m=10",
+    ]));
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("not a size parameter") && err.contains("no size parameters"),
+        "{err}"
+    );
+}
+
+#[test]
+fn verify_with_a_recipe_compiles_and_checks_at_chosen_sizes() {
+    let args: Vec<String> = [
+        "verify",
+        "testsuite/cuda/matvec.c",
+        "--recipe",
+        "recipes/matvec.lua",
+        "--size",
+        "m=45",
+        "--size",
+        "n=77",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (code, out, err) = gpucc(&args);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("  y  45 elements"), "{out}");
+}
