@@ -103,11 +103,17 @@ pub fn compile_case(path: &Path) -> String {
     text
 }
 
-/// A file name in a scratch directory of this test process.
+/// A fresh file name in a scratch directory of this test process: `name` with a number
+/// no other call gets, since tests run in parallel.
 pub fn scratch_path(name: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!("gpucc-testsuite-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    dir.join(format!(
+        "{}-{name}",
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ))
 }
 
 /// nvcc: `GPUCC_NVCC`, else the project's `.nvidia/` (scripts/install-cuda-toolchain),

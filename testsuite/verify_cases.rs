@@ -1,5 +1,6 @@
 //! `gpucc verify` as a user runs it: a correct `.cu` passes, and deliberately broken
-//! variants of it (mutants) are each rejected, every time.
+//! variants of it (mutants) are each rejected, every time; a missing barrier is reported
+//! as the race it is.
 
 use crate::harness::{compile_case, gpucc, scratch_path};
 use std::path::Path;
@@ -64,10 +65,12 @@ fn every_mutant_is_rejected() {
         let bad = good.replacen(from, to, 1);
         let (code, out, err) = verify(&bad, &format!("{}.cu", what.replace(' ', "_")));
         assert_eq!(code, 1, "{what}: not rejected\n{out}{err}");
-        assert!(
-            out.contains("NOT verified") && out.contains("DIFFERENT, first at C["),
-            "{what}:\n{out}{err}"
-        );
+        let expected = if what == "missing barrier" {
+            "NOT verified: data race in kernel sgemm_kernel on A_shared["
+        } else {
+            "DIFFERENT, first at C["
+        };
+        assert!(out.contains(expected), "{what}:\n{out}{err}");
     }
 }
 
@@ -128,4 +131,53 @@ fn verify_with_a_recipe_compiles_and_checks_at_chosen_sizes() {
     let (code, out, err) = gpucc(&args);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("  y  45 elements"), "{out}");
+}
+
+/// The hand-written tiled matrix product of `testsuite/verify/`: it verifies; without
+/// either of its barriers, or with blocks writing one another's elements, it is a race.
+#[test]
+fn races_in_a_hand_written_kernel_are_reported() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify");
+    let good = std::fs::read_to_string(dir.join("matmul_tiled.cu")).unwrap();
+    let check = |cu: &str, name: &str| {
+        let path = scratch_path(name);
+        std::fs::write(&path, cu).unwrap();
+        let args: Vec<String> = [
+            "verify",
+            "testsuite/verify/matmul.c",
+            path.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let result = gpucc(&args);
+        let _ = std::fs::remove_file(&path);
+        result
+    };
+    let (code, out, err) = check(&good, "matmul_tiled.cu");
+    assert_eq!(code, 0, "{out}{err}");
+    let barrier = "    __syncthreads();\n";
+    let first = good.find(barrier).expect("a first barrier");
+    let second = first
+        + barrier.len()
+        + good[first + barrier.len()..]
+            .find(barrier)
+            .expect("a second barrier");
+    let without = |at: usize| format!("{}{}", &good[..at], &good[at + barrier.len()..]);
+    let cases = [
+        (without(first), "data race in kernel matmul_tiled on As[0][1]: thread (0, 0, 0) reads it and thread (1, 0, 0) writes it in block (0, 0, 0) with no __syncthreads() between"),
+        (without(second), "data race in kernel matmul_tiled on As[0][0]: thread (0, 0, 0) writes it and thread (1, 0, 0) reads it in block (0, 0, 0) with no __syncthreads() between"),
+        (good.replacen("C[row * N + col] = sum;", "C[threadIdx.y * N + threadIdx.x] = sum;", 1), "data race in kernel matmul_tiled on C[0]: block (0, 0, 0) writes it and block (1, 0, 0) writes it in the same launch"),
+    ];
+    for (k, (cu, expected)) in cases.iter().enumerate() {
+        // Twice: the report must not depend on luck.
+        for _ in 0..2 {
+            let (code, out, err) = check(cu, &format!("race{k}.cu"));
+            assert_eq!(code, 1, "{out}{err}");
+            assert!(
+                out.contains(expected),
+                "expected `{expected}`, got:\n{out}{err}"
+            );
+        }
+    }
 }

@@ -5,7 +5,7 @@
 // thread, run round-robin: each runs until it reaches __syncthreads() or ends, so every
 // thread reaches a barrier before any thread passes it, deterministically. __shared__
 // data is one instance shared by exactly the threads of the running block. Launches are
-// `gpucc_launch<BARRIERS>(kernel, grid, block, args...)`: gpucc rewrites
+// `gpucc_launch<BARRIERS>("kernel", kernel, grid, block, args...)`: gpucc rewrites
 // `kernel<<<grid, block>>>(args...)` so before compiling.
 #ifndef GPUCC_CPU_RUNTIME_H
 #define GPUCC_CPU_RUNTIME_H
@@ -16,7 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 #include <ucontext.h>
+#include <unordered_map>
 #include <vector>
 
 struct dim3 {
@@ -51,6 +53,144 @@ inline const char *cudaGetErrorString(cudaError_t) { return "CPU runtime error";
 template <class T> T __ldg(const T *p) { return *p; }
 using std::max;
 using std::min;
+
+// ------------------------------------------------------------------ race detection
+//
+// gpucc rewrites a kernel's array parameters to gpucc_array<T> and its __shared__ arrays
+// to gpucc_shared<T> before compiling a check; their elements are gpucc_ref proxies that
+// log each read and write. Two threads of a block touching one address between two
+// barriers, one writing, is a race; so are two blocks of one launch touching one global
+// address, one writing. The first race found stops the program with exit code 42.
+
+struct gpucc_who {
+  int id = -1;  // linear thread (or block) index; -1: none
+  bool many = false;
+};
+
+struct gpucc_cell {
+  gpucc_who writer, reader, second_reader;
+};
+
+inline std::unordered_map<const void *, gpucc_cell> gpucc_block_cells;
+inline std::unordered_map<const void *, gpucc_cell> gpucc_launch_cells;
+inline const char *gpucc_kernel_name = "?";
+inline int gpucc_thread_id = 0;
+inline int gpucc_block_id = 0;
+
+inline void gpucc_print_index(FILE *f, dim3 extent, int id) {
+  fprintf(f, "(%u, %u, %u)", id % extent.x, id / extent.x % extent.y, id / (extent.x * extent.y));
+}
+
+[[noreturn]] inline void gpucc_race(const char *name, const long *idx, int rank, bool across_blocks,
+                                    int first, bool first_writes, int second, bool second_writes) {
+  fprintf(stderr, "gpucc CPU runtime: data race in kernel %s on %s", gpucc_kernel_name, name);
+  for (int k = 0; k < rank; k++) fprintf(stderr, "[%ld]", idx[k]);
+  dim3 extent = across_blocks ? gridDim : blockDim;
+  fprintf(stderr, ": %s ", across_blocks ? "block" : "thread");
+  gpucc_print_index(stderr, extent, first);
+  fprintf(stderr, " %s it and %s ", first_writes ? "writes" : "reads", across_blocks ? "block" : "thread");
+  gpucc_print_index(stderr, extent, second);
+  fprintf(stderr, " %s it", second_writes ? "writes" : "reads");
+  if (across_blocks) {
+    fprintf(stderr, " in the same launch\n");
+  } else {
+    fprintf(stderr, " in block ");
+    gpucc_print_index(stderr, gridDim, gpucc_block_id);
+    fprintf(stderr, " with no __syncthreads() between\n");
+  }
+  fflush(stderr);
+  _Exit(42);
+}
+
+// Logs one access by `me` in `cells`; reports a conflict with an earlier one.
+inline void gpucc_log(std::unordered_map<const void *, gpucc_cell> &cells, const void *addr, bool write, int me,
+                      const char *name, const long *idx, int rank, bool across_blocks) {
+  gpucc_cell &c = cells[addr];
+  if (c.writer.id >= 0 && c.writer.id != me) gpucc_race(name, idx, rank, across_blocks, c.writer.id, true, me, write);
+  if (write) {
+    if (c.reader.id >= 0 && c.reader.id != me) gpucc_race(name, idx, rank, across_blocks, c.reader.id, false, me, true);
+    if (c.second_reader.id >= 0 && c.second_reader.id != me)
+      gpucc_race(name, idx, rank, across_blocks, c.second_reader.id, false, me, true);
+    c.writer.id = me;
+  } else if (c.reader.id < 0) {
+    c.reader.id = me;
+  } else if (c.reader.id != me && c.second_reader.id < 0) {
+    c.second_reader.id = me;
+  }
+}
+
+inline void gpucc_touch(const void *addr, bool write, const char *name, const long *idx, int rank, bool global) {
+  gpucc_log(gpucc_block_cells, addr, write, gpucc_thread_id, name, idx, rank, false);
+  if (global) gpucc_log(gpucc_launch_cells, addr, write, gpucc_block_id, name, idx, rank, true);
+}
+
+template <class T> struct gpucc_ref;
+
+// Where an element proxy came from: the array's name and the subscripts so far.
+struct gpucc_place {
+  const char *name;
+  long idx[6];
+  int rank;
+  bool global;
+  gpucc_place then(long i) const {
+    gpucc_place p = *this;
+    if (p.rank < 6) p.idx[p.rank++] = i;
+    return p;
+  }
+};
+
+template <class T> struct gpucc_addr;
+
+// An element: reads and writes are logged.
+template <class T> struct gpucc_ref {
+  T *p;
+  gpucc_place at;
+  using V = std::remove_const_t<T>;
+  operator V() const {
+    gpucc_touch(p, false, at.name, at.idx, at.rank, at.global);
+    return *p;
+  }
+  gpucc_ref &operator=(V v) {
+    gpucc_touch(p, true, at.name, at.idx, at.rank, at.global);
+    *p = v;
+    return *this;
+  }
+  gpucc_ref &operator=(const gpucc_ref &o) { return *this = V(o); }
+  gpucc_ref &operator+=(V v) { return *this = V(*this) + v; }
+  gpucc_ref &operator-=(V v) { return *this = V(*this) - v; }
+  gpucc_ref &operator*=(V v) { return *this = V(*this) * v; }
+  gpucc_ref &operator/=(V v) { return *this = V(*this) / v; }
+  gpucc_addr<T> operator&() const { return {*this}; }
+};
+
+// A row of a multi-dimensional array: subscripting goes on.
+template <class U, size_t M> struct gpucc_ref<U[M]> {
+  U (*p)[M];
+  gpucc_place at;
+  gpucc_ref<U> operator[](long j) const { return {&(*p)[j], at.then(j)}; }
+};
+
+template <class T> struct gpucc_addr {
+  gpucc_ref<T> r;
+};
+template <class T> std::remove_const_t<T> __ldg(gpucc_addr<T> a) { return a.r; }
+
+// A kernel's array parameter (a pointer to T in CUDA).
+template <class T> struct gpucc_array {
+  T *p;
+  const char *gpucc_name = "?";
+  gpucc_array(T *p) : p(p) {}
+  gpucc_ref<T> operator[](long i) const { return {&p[i], gpucc_place{gpucc_name, {i}, 1, true}}; }
+};
+
+// A __shared__ array of type T.
+template <class T> struct gpucc_shared {
+  using E = std::remove_extent_t<T>;
+  T data;
+  const char *gpucc_name;
+  explicit gpucc_shared(const char *name) : gpucc_name(name) {}
+  gpucc_ref<E> operator[](long i) { return {&data[i], gpucc_place{gpucc_name, {i}, 1, false}}; }
+};
 
 // ------------------------------------------------------------------ fibers
 
@@ -93,9 +233,11 @@ inline void gpucc_run_fibers(std::vector<gpucc_fiber> &fibers, const std::functi
   }
   for (;;) {
     size_t finished = 0;
+    gpucc_block_cells.clear();  // a new interval between barriers
     for (auto &f : fibers) {
       if (f.done) { finished++; continue; }
       threadIdx = f.index;
+      gpucc_thread_id = int(&f - fibers.data());
       gpucc_running = &f;
       swapcontext(&gpucc_scheduler, &f.context);
       gpucc_running = nullptr;
@@ -112,9 +254,11 @@ inline void gpucc_run_fibers(std::vector<gpucc_fiber> &fibers, const std::functi
 // `Barriers` says whether the kernel calls __syncthreads(): gpucc reads it off the kernel's
 // text when it rewrites the launch. Without barriers the threads run as plain calls.
 template <bool Barriers, class Kernel, class... Args>
-void gpucc_launch(Kernel kernel, dim3 grid, dim3 block, Args... args) {
+void gpucc_launch(const char *name, Kernel kernel, dim3 grid, dim3 block, Args... args) {
   gridDim = grid;
   blockDim = block;
+  gpucc_kernel_name = name;
+  gpucc_launch_cells.clear();
   std::function<void()> body = [&] { kernel(args...); };
   static std::vector<gpucc_fiber> fibers;
   fibers.resize(block.x * block.y * block.z);
@@ -124,10 +268,16 @@ void gpucc_launch(Kernel kernel, dim3 grid, dim3 block, Args... args) {
     for (unsigned by = 0; by < grid.y; by++)
       for (unsigned bx = 0; bx < grid.x; bx++) {
         blockIdx = dim3(bx, by, bz);
+        gpucc_block_id = int(bx + grid.x * (by + grid.y * bz));
+        gpucc_block_cells.clear();
         if (Barriers) {
           gpucc_run_fibers(fibers, body);
         } else {
-          for (auto &f : fibers) { threadIdx = f.index; body(); }
+          for (auto &f : fibers) {
+            threadIdx = f.index;
+            gpucc_thread_id = int(&f - fibers.data());
+            body();
+          }
         }
       }
 }

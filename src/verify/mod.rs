@@ -2,8 +2,10 @@
 //! and compares what they compute (DESIGN §7).
 //!
 //! Entry point: [`check_on_cpu`]. The `.cu` is compiled by the system C++ compiler against
-//! gpucc's CPU runtime ([`CPU_RUNTIME`]: blocks in turn, a block's threads as real threads
-//! meeting at a barrier for `__syncthreads()`), the original by the system C compiler.
+//! gpucc's CPU runtime ([`CPU_RUNTIME`]: blocks in turn, a block's threads as fibers that
+//! meet at `__syncthreads()`), after [`rewrite_launches`] and [`instrument`] (which makes
+//! the runtime log the kernels' memory accesses, to report races); the original is
+//! compiled by the system C compiler.
 //! For a compiled function, a generated driver fills every array with the same
 //! pseudo-random values, calls both versions and compares every array the function
 //! writes; for a `#pragma scop` region in a whole program, both programs run and their
@@ -57,6 +59,9 @@ pub enum Outcome {
         reference: String,
         generated: String,
     },
+    /// The CPU runtime saw two threads (or blocks) touch one address without ordering,
+    /// one of them writing: the report names the kernel, array, element and threads.
+    Race(String),
 }
 
 impl Outcome {
@@ -64,6 +69,7 @@ impl Outcome {
         match self {
             Outcome::Arrays(c) => c.iter().all(|x| x.first_mismatch.is_none()),
             Outcome::Output { same, .. } => *same,
+            Outcome::Race(_) => false,
         }
     }
 }
@@ -120,6 +126,9 @@ pub fn report(outcome: &Outcome) -> String {
                 let _ = writeln!(r, "  CUDA: {b}");
             }
         }
+        Outcome::Race(report) => {
+            let _ = writeln!(r, "NOT verified: {report}");
+        }
     }
     r
 }
@@ -145,8 +154,9 @@ fn tolerance(ty: crate::frontend::ast::ScalarType) -> f64 {
     }
 }
 
-/// `kernel<<<grid, block>>>(args);` → `gpucc_launch<BARRIERS>(kernel, grid, block, args);`,
-/// where `BARRIERS` says whether the kernel's definition in `cu` calls `__syncthreads()`.
+/// `kernel<<<grid, block>>>(args);` →
+/// `gpucc_launch<BARRIERS>("kernel", kernel, grid, block, args);`, where `BARRIERS` says
+/// whether the kernel's definition in `cu` calls `__syncthreads()`.
 pub fn rewrite_launches(cu: &str) -> String {
     let mut out = String::with_capacity(cu.len());
     let mut rest = cu;
@@ -163,13 +173,142 @@ pub fn rewrite_launches(cu: &str) -> String {
         let kernel = &before[name_start..];
         out.push_str(&before[..name_start]);
         out.push_str(&format!(
-            "gpucc_launch<{}>({kernel}, {config}, ",
+            "gpucc_launch<{}>(\"{kernel}\", {kernel}, {config}, ",
             kernel_has_barriers(cu, kernel)
         ));
         rest = &rest[at + close + 4..];
     }
     out.push_str(rest);
     out.replace(", );", ");")
+}
+
+/// Rewrites the kernels of `cu` so that the CPU runtime logs their memory accesses (for
+/// race detection): array parameters become `gpucc_array<T>`, `__shared__` arrays
+/// `gpucc_shared<T>`; the kernel bodies are unchanged.
+pub fn instrument(cu: &str) -> String {
+    let mut out = String::with_capacity(cu.len() + 1024);
+    let mut rest = cu;
+    while let Some(at) = rest.find("__global__ void ") {
+        let Some(open) = rest[at..].find('(').map(|k| at + k) else {
+            break;
+        };
+        let Some(close) = matching(rest, open, '(', ')') else {
+            break;
+        };
+        let Some(brace) = rest[close..].find('{').map(|k| close + k) else {
+            break;
+        };
+        let Some(end) = matching(rest, brace, '{', '}') else {
+            break;
+        };
+        out.push_str(&rest[..open + 1]);
+        let mut names = Vec::new();
+        let params: Vec<String> = split_params(&rest[open + 1..close])
+            .into_iter()
+            .map(|p| match array_param(&p) {
+                Some((ty, name)) => {
+                    let text = format!("gpucc_array<{ty}> {name}");
+                    names.push(name);
+                    text
+                }
+                None => p,
+            })
+            .collect();
+        out.push_str(&params.join(", "));
+        out.push_str(&rest[close..brace + 1]);
+        for n in &names {
+            out.push_str(&format!("\n  {n}.gpucc_name = \"{n}\";"));
+        }
+        out.push_str(&shared_declarations(&rest[brace + 1..end + 1]));
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The index of the bracket that closes the one at `open`.
+fn matching(text: &str, open: usize, left: char, right: char) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, c) in text[open..].char_indices() {
+        if c == left {
+            depth += 1;
+        } else if c == right {
+            depth -= 1;
+            if depth == 0 {
+                return Some(open + k);
+            }
+        }
+    }
+    None
+}
+
+/// A parameter list split at its top-level commas.
+fn split_params(text: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (k, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '<' => depth += 1,
+            ')' | ']' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(text[start..k].trim().to_string());
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    if !text[start..].trim().is_empty() {
+        parts.push(text[start..].trim().to_string());
+    }
+    parts
+}
+
+/// `const float (*__restrict__ A)[N]` → (`const float[N]`, `A`); `float *y` → (`float`, `y`).
+fn array_param(p: &str) -> Option<(String, String)> {
+    let p = p.replace("__restrict__", " ");
+    if let Some(star) = p.find("(*") {
+        let close = star + p[star..].find(')')?;
+        let name = p[star + 2..close].trim().to_string();
+        let ty = p[..star].trim();
+        let dims = p[close + 1..].trim();
+        return Some((format!("{ty}{dims}"), name));
+    }
+    let star = p.rfind('*')?;
+    let name = p[star + 1..].trim().to_string();
+    let ok = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    ok.then(|| (p[..star].trim().to_string(), name))
+}
+
+/// `__shared__ float A_shared[64][17];` → `__shared__ gpucc_shared<float[64][17]> A_shared("A_shared");`
+fn shared_declarations(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(at) = rest.find("__shared__ ") {
+        let decl_start = at + "__shared__ ".len();
+        let Some(semi) = rest[decl_start..].find(';').map(|k| decl_start + k) else {
+            break;
+        };
+        let decl = &rest[decl_start..semi];
+        out.push_str(&rest[..decl_start]);
+        match decl.find('[') {
+            Some(bracket) => {
+                let head = decl[..bracket].trim_end();
+                let name_start = head
+                    .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .map(|k| k + 1)
+                    .unwrap_or(0);
+                let (ty, name) = (head[..name_start].trim(), &head[name_start..]);
+                out.push_str(&format!(
+                    "gpucc_shared<{ty}{}> {name}(\"{name}\")",
+                    &decl[bracket..]
+                ));
+            }
+            None => out.push_str(decl),
+        }
+        rest = &rest[semi..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether the body of `__global__ void kernel(...) { ... }` in `cu` holds `__syncthreads`.
@@ -239,6 +378,35 @@ fn run(cmd: &mut Command, what: &str) -> Result<String, CheckError> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// The exit code of the CPU runtime when it finds a race.
+const RACE_EXIT: i32 = 42;
+
+/// Runs generated code: its output, or `Err(report)` when the runtime found a race.
+fn run_generated(cmd: &mut Command, what: &str) -> Result<Result<String, String>, CheckError> {
+    let out = cmd
+        .output()
+        .map_err(|e| CheckError(format!("cannot run {what}: {e}")))?;
+    if out.status.code() == Some(RACE_EXIT) {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let report = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("gpucc CPU runtime: "))
+            .unwrap_or("a data race")
+            .to_string();
+        return Ok(Err(report));
+    }
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().take(20).collect();
+        return Err(CheckError(format!(
+            "{what} failed ({}):\n{}",
+            out.status,
+            tail.join("\n")
+        )));
+    }
+    Ok(Ok(String::from_utf8_lossy(&out.stdout).into_owned()))
+}
+
 fn compiler(var: &str, default: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| default.to_string())
 }
@@ -281,7 +449,7 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
             let driver = driver(program, o)?;
             let generated = write(
                 "generated.cpp",
-                &format!("{}\n{}", rewrite_launches(cu), driver.text),
+                &format!("{}\n{}", instrument(&rewrite_launches(cu)), driver.text),
             )?;
             let exe = dir.0.join("check");
             run(
@@ -297,8 +465,10 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
                     .arg("-lm"),
                 "the C++ compiler on the generated code",
             )?;
-            let output = run(&mut Command::new(&exe), "the check")?;
-            parse_report(&output, &driver.arrays)
+            match run_generated(&mut Command::new(&exe), "the check")? {
+                Ok(output) => parse_report(&output, &driver.arrays),
+                Err(race) => Ok(Outcome::Race(race)),
+            }
         }
         UnitKind::Scop(_) => {
             let ref_exe = dir.0.join("reference");
@@ -312,7 +482,7 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
                     .arg("-lm"),
                 "the C compiler on the original",
             )?;
-            let generated = write("generated.cpp", &rewrite_launches(cu))?;
+            let generated = write("generated.cpp", &instrument(&rewrite_launches(cu)))?;
             let gen_exe = dir.0.join("generated");
             run(
                 Command::new(&cxx)
@@ -326,7 +496,11 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
                 "the C++ compiler on the generated code",
             )?;
             let reference = run(&mut Command::new(&ref_exe), "the original program")?;
-            let generated = run(&mut Command::new(&gen_exe), "the generated program")?;
+            let generated =
+                match run_generated(&mut Command::new(&gen_exe), "the generated program")? {
+                    Ok(output) => output,
+                    Err(race) => return Ok(Outcome::Race(race)),
+                };
             Ok(Outcome::Output {
                 same: reference == generated,
                 reference,
@@ -563,16 +737,25 @@ mod tests {
     fn launches_become_calls() {
         assert_eq!(
             rewrite_launches("  k<<<dim3(2, 8), dim3(16, 16)>>>(d_A, n);\n  x = a << 2;"),
-            "  gpucc_launch<true>(k, dim3(2, 8), dim3(16, 16), d_A, n);\n  x = a << 2;"
+            "  gpucc_launch<true>(\"k\", k, dim3(2, 8), dim3(16, 16), d_A, n);\n  x = a << 2;"
         );
         let cu = "__global__ void k(float *a) {\n  if (a) { a[0] = 1; }\n}\n__global__ void s(float *a) {\n  { __syncthreads(); }\n}\n";
         assert_eq!(
             rewrite_launches(&format!("{cu}k<<<1, 32>>>();")),
-            format!("{cu}gpucc_launch<false>(k, 1, 32);")
+            format!("{cu}gpucc_launch<false>(\"k\", k, 1, 32);")
         );
         assert_eq!(
             rewrite_launches(&format!("{cu}s<<<1, 32>>>(a);")),
-            format!("{cu}gpucc_launch<true>(s, 1, 32, a);")
+            format!("{cu}gpucc_launch<true>(\"s\", s, 1, 32, a);")
+        );
+    }
+
+    #[test]
+    fn kernels_are_instrumented() {
+        let cu = "__global__ void k(const float (*__restrict__ A)[N + 1], float *__restrict__ y, int n)\n{\n  __shared__ float s[16][17];\n  y[0] = A[0][n];\n}\nvoid host(void) { int z[3]; }\n";
+        assert_eq!(
+            instrument(cu),
+            "__global__ void k(gpucc_array<const float[N + 1]> A, gpucc_array<float> y, int n)\n{\n  A.gpucc_name = \"A\";\n  y.gpucc_name = \"y\";\n  __shared__ gpucc_shared<float[16][17]> s(\"s\");\n  y[0] = A[0][n];\n}\nvoid host(void) { int z[3]; }\n"
         );
     }
 
