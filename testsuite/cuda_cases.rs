@@ -38,6 +38,7 @@ fn generated_code_computes_what_the_c_computes() {
             defines: &opts.defines,
             include_dirs: &opts.include_dirs,
             sizes: &[],
+            diagonally_dominant: false,
         };
         match gpucc::verify::check_on_cpu(&program, &cu, &check) {
             Ok(outcome) if outcome.passed() => {}

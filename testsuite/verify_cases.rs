@@ -181,3 +181,35 @@ fn races_in_a_hand_written_kernel_are_reported() {
         }
     }
 }
+
+/// Atomics do not race; the same update as a plain `+=` does.
+#[test]
+fn atomics_are_not_races() {
+    let cu = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify/rowsum_atomic.cu"),
+    )
+    .unwrap();
+    let run = |cu: &str, name: &str| {
+        let path = scratch_path(name);
+        std::fs::write(&path, cu).unwrap();
+        let args: Vec<String> = [
+            "verify",
+            "testsuite/verify/rowsum.c",
+            path.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        gpucc(&args)
+    };
+    let (code, out, err) = run(&cu, "rowsum_atomic.cu");
+    assert_eq!(code, 0, "{out}{err}");
+    let from = "atomicAdd(&s[i], ";
+    assert!(cu.contains(from));
+    let (code, out, err) = run(&cu.replacen(from, "s[i] += (", 1), "rowsum_plain.cu");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("data race in kernel rowsum_kernel on s[0]"),
+        "{out}{err}"
+    );
+}

@@ -55,9 +55,20 @@ struct CompileArgs {
     /// Check the written file against the C (as `gpucc verify` does); exit 1 if it differs.
     #[arg(long)]
     verify: bool,
-    /// With --verify: the value of an integer size parameter (`--size n=100`; default 67).
+    #[command(flatten)]
+    check: CheckArgs,
+}
+
+/// The inputs of a check.
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// The value of an integer size parameter in a check (`--size n=100`; default 67).
     #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_size)]
     sizes: Vec<(String, i64)>,
+    /// Make the square matrices of a check diagonally dominant (for solvers, whose
+    /// results on random matrices are not numerically meaningful).
+    #[arg(long)]
+    diagonally_dominant: bool,
 }
 
 #[derive(Args, Debug)]
@@ -73,9 +84,8 @@ struct VerifyArgs {
     /// Give a recipe parameter a value (`-P TI=32`).
     #[arg(short = 'P', value_name = "NAME=VALUE", value_parser = parse_param, requires = "recipe")]
     param: Vec<(String, String)>,
-    /// The value of an integer size parameter (`--size n=100`; default 67).
-    #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_size)]
-    sizes: Vec<(String, i64)>,
+    #[command(flatten)]
+    check: CheckArgs,
 }
 
 /// Which code to read and how.
@@ -237,7 +247,7 @@ fn compile_command(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write, co
             &compiled.program,
             &compiled.text,
             &what,
-            &a.sizes,
+            &a.check,
             out,
             err,
         );
@@ -382,7 +392,7 @@ fn verify_command(a: &VerifyArgs, out: &mut dyn Write, err: &mut dyn Write, colo
                 program,
                 &cu,
                 &cu_path.display().to_string(),
-                &a.sizes,
+                &a.check,
                 out,
                 err,
             )
@@ -398,7 +408,7 @@ fn verify_command(a: &VerifyArgs, out: &mut dyn Write, err: &mut dyn Write, colo
                 &compiled.program,
                 &compiled.text,
                 &what,
-                &a.sizes,
+                &a.check,
                 out,
                 err,
             )
@@ -419,10 +429,11 @@ fn check(
     program: &Program,
     cu: &str,
     what: &str,
-    sizes: &[(String, i64)],
+    inputs: &CheckArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let sizes = &inputs.sizes;
     let unknown: Vec<&str> = sizes
         .iter()
         .map(|(n, _)| n.as_str())
@@ -446,6 +457,7 @@ fn check(
         defines: &input.define,
         include_dirs: &input.include,
         sizes,
+        diagonally_dominant: inputs.diagonally_dominant,
     };
     let _ = writeln!(
         err,

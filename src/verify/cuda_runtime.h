@@ -192,6 +192,40 @@ template <class T> struct gpucc_shared {
   gpucc_ref<E> operator[](long i) { return {&data[i], gpucc_place{gpucc_name, {i}, 1, false}}; }
 };
 
+// ------------------------------------------------------------------ atomics, intrinsics
+//
+// A block's threads take turns on one OS thread, so an atomic is a plain read-modify-write;
+// on a tracked element it is not logged: atomics do not race.
+
+template <class T> T *gpucc_raw(T *p) { return p; }
+template <class T> T *gpucc_raw(gpucc_addr<T> a) { return a.r.p; }
+template <class P, class T> auto atomicAdd(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old + v; return old; }
+template <class P, class T> auto atomicSub(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old - v; return old; }
+template <class P, class T> auto atomicMin(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old < v ? old : v; return old; }
+template <class P, class T> auto atomicMax(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old > v ? old : v; return old; }
+template <class P, class T> auto atomicExch(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = v; return old; }
+template <class P, class T> auto atomicCAS(P p, T compare, T v) {
+  auto *q = gpucc_raw(p);
+  auto old = *q;
+  if (old == compare) *q = v;
+  return old;
+}
+inline void __threadfence() {}
+inline void __threadfence_block() {}
+
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
+inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+
 // ------------------------------------------------------------------ fibers
 
 struct gpucc_fiber {

@@ -35,6 +35,8 @@ pub struct CheckOptions<'a> {
     pub include_dirs: &'a [PathBuf],
     /// Values of integer parameters (others get [`DEFAULT_SIZE`]).
     pub sizes: &'a [(String, i64)],
+    /// Add each square matrix's order to its diagonal, for solvers.
+    pub diagonally_dominant: bool,
 }
 
 /// How one written array compares.
@@ -456,6 +458,9 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
                 Command::new(&cxx)
                     .args(["-std=c++20", "-O1", "-w", "-pthread"])
                     .arg(format!("-I{}", dir.0.display()))
+                    // nvcc includes the runtime's header implicitly; so does the check.
+                    .arg("-include")
+                    .arg(dir.0.join("cuda_runtime.h"))
                     .args(&includes)
                     .arg("-Dmain=gpucc_generated_main")
                     .arg(&generated)
@@ -488,6 +493,9 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
                 Command::new(&cxx)
                     .args(["-std=c++20", "-O1", "-w", "-pthread"])
                     .arg(format!("-I{}", dir.0.display()))
+                    // nvcc includes the runtime's header implicitly; so does the check.
+                    .arg("-include")
+                    .arg(dir.0.join("cuda_runtime.h"))
                     .args(&includes)
                     .arg(&generated)
                     .arg("-o")
@@ -617,6 +625,12 @@ fn driver(program: &Program, o: &CheckOptions) -> Result<Driver, CheckError> {
             format!("({ty})(2 * gpucc_random() - 1)")
         };
         let _ = writeln!(d, "  for (long e = 0; e < {count}; e++)\n    {name}_reference[e] = {name}_generated[e] = {fill};");
+        let square = extents.len() == 2 && extents[0] == extents[1];
+        if o.diagonally_dominant && square && !array.elem.is_integer() {
+            // Off-diagonal values are below 1 in magnitude: adding n dominates them.
+            let n = extents[0];
+            let _ = writeln!(d, "  for (long e = 0; e < {n}; e++)\n    {name}_reference[e * {n} + e] = {name}_generated[e * {n} + e] += ({ty}){n};");
+        }
         reference_args.push(format!("{name}_reference"));
         // The generated function keeps the declared type where C++ allows it.
         let constant_inner = array.extents.len() > 1
@@ -756,6 +770,36 @@ mod tests {
         assert_eq!(
             instrument(cu),
             "__global__ void k(gpucc_array<const float[N + 1]> A, gpucc_array<float> y, int n)\n{\n  A.gpucc_name = \"A\";\n  y.gpucc_name = \"y\";\n  __shared__ gpucc_shared<float[16][17]> s(\"s\");\n  y[0] = A[0][n];\n}\nvoid host(void) { int z[3]; }\n"
+        );
+    }
+
+    fn program(text: &str) -> Program {
+        use crate::diag::{SourceFile, SourceMap};
+        let mut sources = SourceMap::default();
+        let id = sources.add(SourceFile::new("t.c".to_string(), text.to_string()));
+        let parsed =
+            crate::frontend::parse(sources.get(id), id, None, &Default::default()).unwrap();
+        crate::poly::lower(parsed.units.into_iter().next().unwrap(), sources.get(id)).unwrap()
+    }
+
+    #[test]
+    fn diagonally_dominant_inputs_only_when_asked_and_square() {
+        let p = program("void f(int n, float A[n][n], float B[n][3], int I[n][n]) {\n  for (int i = 0; i < n; i++)\n    A[i][i] = A[i][i] + B[i][0] + I[i][i];\n}\n");
+        let options = |diagonally_dominant| CheckOptions {
+            c_file: Path::new("t.c"),
+            defines: &[],
+            include_dirs: &[],
+            sizes: &[],
+            diagonally_dominant,
+        };
+        let plain = driver(&p, &options(false)).unwrap().text;
+        let dominant = driver(&p, &options(true)).unwrap().text;
+        let line = "A_reference[e * 67 + e] = A_generated[e * 67 + e] += (float)67;";
+        assert!(!plain.contains("e * 67 + e"), "{plain}");
+        assert!(dominant.contains(line), "{dominant}");
+        assert!(
+            !dominant.contains("B_reference[e *") && !dominant.contains("I_reference[e *"),
+            "{dominant}"
         );
     }
 
