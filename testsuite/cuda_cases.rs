@@ -4,9 +4,8 @@
 //! registers, shared memory and spills per kernel are the second snapshot.
 
 use crate::harness::{
-    case_args, compile_case, frontend_options, nvcc, programs, relative, scratch_path,
+    case_args, case_files, compile_case, nvcc, relative, scratch_path, verify_cases,
 };
-use std::path::Path;
 
 #[test]
 fn cuda_snapshots() {
@@ -19,34 +18,9 @@ fn cuda_snapshots() {
 
 #[test]
 fn generated_code_computes_what_the_c_computes() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/cuda");
-    let mut failures = Vec::new();
-    let mut cases: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    cases.sort();
-    for path in cases {
-        let cu = compile_case(&path);
-        let args = case_args(&path);
-        let opts = frontend_options(&args);
-        let program = programs(&path).remove(0);
-        let check = gpucc::verify::CheckOptions {
-            c_file: &path,
-            defines: &opts.defines,
-            include_dirs: &opts.include_dirs,
-            sizes: &[],
-            diagonally_dominant: false,
-        };
-        match gpucc::verify::check_on_cpu(&program, &cu, &check) {
-            Ok(outcome) if outcome.passed() => {}
-            Ok(outcome) => failures.push(format!("{}: {outcome:?}", relative(&path))),
-            Err(e) => failures.push(format!("{}: {e}", relative(&path))),
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    verify_cases(&case_files("cuda", "c"), |path| {
+        Ok((path.to_path_buf(), case_args(path), compile_case(path)))
+    });
 }
 
 /// ptxas's report per kernel: `sm_90 sgemm_kernel: 44 registers, 5440 bytes shared, 0 spills`.

@@ -133,3 +133,59 @@ pub fn nvcc() -> Option<std::path::PathBuf> {
         .filter(|o| o.status.success())
         .map(|_| "nvcc".into())
 }
+
+/// The case files in `testsuite/<dir>` with extension `ext`, sorted.
+pub fn case_files(dir: &str, ext: &str) -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testsuite")
+        .join(dir);
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    cases.sort();
+    cases
+}
+
+/// What a case compiles to, for [`verify_cases`]: the C file, its gpucc options, the `.cu`.
+pub type Compiled = Result<(std::path::PathBuf, Vec<String>, String), String>;
+
+/// Verifies each case's `.cu` against its C on the CPU, cases in parallel (each check
+/// spends most of its time in the C++ compiler); fails with every failure.
+pub fn verify_cases(cases: &[std::path::PathBuf], compile: impl Fn(&Path) -> Compiled + Sync) {
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(path) = cases.get(k) else { break };
+                let failure = match compile(path) {
+                    Err(report) => Some(report),
+                    Ok((c_file, options, cu)) => {
+                        let opts = frontend_options(&options);
+                        let program = programs(&c_file).remove(0);
+                        let check = gpucc::verify::CheckOptions {
+                            c_file: &c_file,
+                            defines: &opts.defines,
+                            include_dirs: &opts.include_dirs,
+                            sizes: &[],
+                            diagonally_dominant: false,
+                        };
+                        match gpucc::verify::check_on_cpu(&program, &cu, &check) {
+                            Ok(outcome) if outcome.passed() => None,
+                            Ok(outcome) => Some(format!("{}: {outcome:?}", relative(path))),
+                            Err(e) => Some(format!("{}: {e}", relative(path))),
+                        }
+                    }
+                };
+                failures.lock().unwrap().extend(failure);
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

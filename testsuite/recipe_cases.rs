@@ -4,7 +4,7 @@
 //! diagnostics. A recipe's first line names its C file and options:
 //! `-- gpucc-args: testsuite/recipe/kernels/matmul.c -P TI=32`.
 
-use crate::harness::{frontend_options, gpucc, programs, relative, scratch_path};
+use crate::harness::{case_files, gpucc, relative, scratch_path, verify_cases};
 use std::path::{Path, PathBuf};
 
 /// The C file and the options a recipe case names on its first line.
@@ -83,36 +83,11 @@ fn recipe_refusals() {
 
 #[test]
 fn recipe_outputs_compute_what_the_c_computes() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/recipe");
-    let mut cases: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "lua"))
-        .collect();
-    cases.sort();
-    let mut failures = Vec::new();
-    for path in cases {
-        let (c_file, options) = recipe_case_args(&path);
-        let (code, report, cu) = run_recipe_case(&path);
-        let Some(cu) = cu.filter(|_| code == 0) else {
-            failures.push(report);
-            continue;
-        };
-        let opts = frontend_options(&options);
-        let program = programs(&c_file).remove(0);
-        let check = gpucc::verify::CheckOptions {
-            c_file: &c_file,
-            defines: &opts.defines,
-            include_dirs: &opts.include_dirs,
-            sizes: &[],
-            diagonally_dominant: false,
-        };
-        match gpucc::verify::check_on_cpu(&program, &cu, &check) {
-            Ok(outcome) if outcome.passed() => {}
-            Ok(outcome) => failures.push(format!("{}: {outcome:?}", relative(&path))),
-            Err(e) => failures.push(format!("{}: {e}", relative(&path))),
+    verify_cases(&case_files("recipe", "lua"), |path| {
+        let (c_file, options) = recipe_case_args(path);
+        match run_recipe_case(path) {
+            (0, _, Some(cu)) => Ok((c_file, options, cu)),
+            (_, report, _) => Err(report),
         }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    });
 }
