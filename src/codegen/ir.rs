@@ -188,10 +188,47 @@ pub fn simplify(e: &Expr) -> Expr {
     match e {
         Expr::Op(op, args) => {
             let args: Vec<Expr> = args.iter().map(simplify).collect();
+            // `a <= min(x, y)` is `a <= x && a <= y` (and alike), so that a side that is
+            // always true can go.
+            let split = |bound: &Expr, side: Op, cmp: Op, left: bool| -> Option<Expr> {
+                let Expr::Op(o, xs) = bound else { return None };
+                (*o == side && xs.len() == 2).then(|| {
+                    let one = |x: &Expr| {
+                        let pair = if left {
+                            vec![args[0].clone(), x.clone()]
+                        } else {
+                            vec![x.clone(), args[1].clone()]
+                        };
+                        Expr::Op(cmp, pair)
+                    };
+                    simplify(&Expr::Op(Op::And, vec![one(&xs[0]), one(&xs[1])]))
+                })
+            };
+            let split = match op {
+                Op::Le | Op::Lt => split(&args[1], Op::Min, *op, true)
+                    .or_else(|| split(&args[0], Op::Max, *op, false)),
+                Op::Ge | Op::Gt => split(&args[1], Op::Max, *op, true)
+                    .or_else(|| split(&args[0], Op::Min, *op, false)),
+                _ => None,
+            };
+            if let Some(e) = split {
+                return e;
+            }
             let e = Expr::Op(*op, args);
-            match truth(&e) {
-                Some(b) => Expr::Int(b as i64),
-                None => e,
+            if let Some(b) = truth(&e) {
+                return Expr::Int(b as i64);
+            }
+            // `true && x` is `x`; `false || x` is `x`.
+            match (op, &e) {
+                (Op::And | Op::Or, Expr::Op(_, xs)) => {
+                    let neutral = *op == Op::And;
+                    match (truth(&xs[0]), truth(&xs[1])) {
+                        (Some(b), _) if b == neutral => xs[1].clone(),
+                        (_, Some(b)) if b == neutral => xs[0].clone(),
+                        _ => e,
+                    }
+                }
+                _ => e,
             }
         }
         other => other.clone(),
@@ -348,4 +385,320 @@ fn truth_difference(a: &Expr, b: &Expr) -> Option<i64> {
         }
     }
     d.iter().all(|(_, c)| *c == 0).then_some(ca - cb)
+}
+
+/// Known value ranges of variables: `(name, least, greatest)`.
+pub type Ranges = Vec<(String, i64, i64)>;
+
+/// The least and greatest values of an affine expression over `ranges`.
+pub fn interval(e: &Expr, ranges: &[(String, i64, i64)]) -> Option<(i64, i64)> {
+    let (terms, c) = linear(e)?;
+    let (mut lo, mut hi) = (c, c);
+    for (name, k) in terms {
+        let &(_, a, b) = ranges.iter().rev().find(|(n, _, _)| *n == name)?;
+        let (x, y) = (k.checked_mul(a)?, k.checked_mul(b)?);
+        lo = lo.checked_add(x.min(y))?;
+        hi = hi.checked_add(x.max(y))?;
+    }
+    Some((lo, hi))
+}
+
+/// The value of a condition for every value of the variables in `ranges`, if it is one.
+fn decide(e: &Expr, ranges: &[(String, i64, i64)]) -> Option<bool> {
+    let Expr::Op(op, args) = e else {
+        return truth(e);
+    };
+    let difference = || {
+        interval(
+            &Expr::Op(Op::Sub, vec![args[0].clone(), args[1].clone()]),
+            ranges,
+        )
+    };
+    let verdict = |always: bool, never: bool| {
+        if always {
+            Some(true)
+        } else if never {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    match op {
+        Op::Le => difference().and_then(|(lo, hi)| verdict(hi <= 0, lo > 0)),
+        Op::Lt => difference().and_then(|(lo, hi)| verdict(hi < 0, lo >= 0)),
+        Op::Ge => difference().and_then(|(lo, hi)| verdict(lo >= 0, hi < 0)),
+        Op::Gt => difference().and_then(|(lo, hi)| verdict(lo > 0, hi <= 0)),
+        Op::And | Op::Or => {
+            let a = decide(&args[0], ranges);
+            let b = decide(&args[1], ranges);
+            let absorbing = *op == Op::Or;
+            match (a, b) {
+                (Some(x), _) | (_, Some(x)) if x == absorbing => Some(absorbing),
+                (Some(_), Some(_)) => Some(!absorbing),
+                _ => None,
+            }
+        }
+        _ => truth(e),
+    }
+}
+
+/// `16*kk < 95` as `kk < 6`: a comparison of one scaled variable with a constant, divided
+/// through (so that equal guards look equal and can be merged).
+fn normalize_atom(cond: &Expr) -> Expr {
+    let Expr::Op(op @ (Op::Le | Op::Lt | Op::Ge | Op::Gt), args) = cond else {
+        return cond.clone();
+    };
+    let Some((terms, c)) = linear(&Expr::Op(Op::Sub, vec![args[0].clone(), args[1].clone()]))
+    else {
+        return cond.clone();
+    };
+    let [(v, k)] = terms.as_slice() else {
+        return cond.clone();
+    };
+    if k.abs() < 2 {
+        return cond.clone();
+    }
+    // k*v + c OP 0 with k != 0; as v <= m (an upper bound) or v >= m (a lower bound).
+    let (k, c, op) = if *k < 0 {
+        let flipped = match op {
+            Op::Le => Op::Ge,
+            Op::Lt => Op::Gt,
+            Op::Ge => Op::Le,
+            _ => Op::Lt,
+        };
+        (-k, -c, flipped)
+    } else {
+        (*k, c, *op)
+    };
+    let var = Expr::Id(v.clone());
+    match op {
+        // k*v <= -c  <=>  v <= floor(-c/k)  <=>  v < floor(-c/k) + 1
+        Op::Le => Expr::Op(Op::Lt, vec![var, Expr::Int((-c).div_euclid(k) + 1)]),
+        Op::Lt => Expr::Op(Op::Lt, vec![var, Expr::Int((-c - 1).div_euclid(k) + 1)]),
+        // k*v >= -c  <=>  v >= ceil(-c/k)
+        Op::Ge => Expr::Op(Op::Ge, vec![var, Expr::Int(-((c).div_euclid(k)))]),
+        _ => Expr::Op(Op::Ge, vec![var, Expr::Int(-((c - 1).div_euclid(k)))]),
+    }
+}
+
+/// `cond` without the conjuncts that always hold over `ranges`.
+fn prune_condition(cond: &Expr, ranges: &[(String, i64, i64)]) -> Expr {
+    match cond {
+        Expr::Op(Op::And, args) => {
+            let kept: Vec<Expr> = args
+                .iter()
+                .filter(|a| decide(a, ranges) != Some(true))
+                .map(|a| prune_condition(a, ranges))
+                .collect();
+            match kept.len() {
+                0 => Expr::Int(1),
+                1 => kept.into_iter().next().unwrap(),
+                _ => Expr::Op(Op::And, kept),
+            }
+        }
+        other => normalize_atom(other),
+    }
+}
+
+/// Removes the guards that always hold (or never do) given the ranges of the variables
+/// (thread and block indices, and the loops around each guard).
+pub fn prune(nodes: &[Node], ranges: &mut Ranges) -> Vec<Node> {
+    let mut out = Vec::new();
+    for n in nodes {
+        match n {
+            Node::For {
+                var,
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                let lo = interval(init, ranges).map(|(lo, _)| lo);
+                let hi = match cond {
+                    Expr::Op(op @ (Op::Le | Op::Lt), args) if args[0] == Expr::Id(var.clone()) => {
+                        interval(&args[1], ranges)
+                            .map(|(_, hi)| if *op == Op::Lt { hi - 1 } else { hi })
+                    }
+                    _ => None,
+                };
+                let known = matches!((lo, hi), (Some(_), Some(_))) && *step > 0;
+                if let (true, Some(lo), Some(hi)) = (known, lo, hi) {
+                    ranges.push((var.clone(), lo, hi));
+                }
+                let body = prune(body, ranges);
+                if known {
+                    ranges.pop();
+                }
+                out.push(Node::For {
+                    var: var.clone(),
+                    init: init.clone(),
+                    cond: cond.clone(),
+                    step: *step,
+                    body,
+                });
+            }
+            Node::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => match decide(cond, ranges) {
+                Some(true) => out.extend(prune(then_branch, ranges)),
+                Some(false) => out.extend(
+                    else_branch
+                        .as_ref()
+                        .map(|b| prune(b, ranges))
+                        .unwrap_or_default(),
+                ),
+                None => {
+                    let cond = prune_condition(cond, ranges);
+                    let then_branch = prune(then_branch, ranges);
+                    let else_branch = else_branch.as_ref().map(|b| prune(b, ranges));
+                    // Consecutive guards with one condition become one.
+                    if let (
+                        None,
+                        Some(Node::If {
+                            cond: previous,
+                            then_branch: body,
+                            else_branch: None,
+                        }),
+                    ) = (&else_branch, out.last_mut())
+                    {
+                        if *previous == cond {
+                            body.extend(then_branch);
+                            continue;
+                        }
+                    }
+                    out.push(Node::If {
+                        cond,
+                        then_branch,
+                        else_branch,
+                    })
+                }
+            },
+            other => out.push(other.clone()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: &str) -> Expr {
+        Expr::Id(n.into())
+    }
+    fn op(o: Op, a: Expr, b: Expr) -> Expr {
+        Expr::Op(o, vec![a, b])
+    }
+    fn scaled(k: i64, n: &str) -> Expr {
+        op(Op::Mul, Expr::Int(k), id(n))
+    }
+
+    #[test]
+    fn one_variable_comparisons_are_divided_through() {
+        // 16*kk < 95 <=> kk <= 5; 16*kk <= 96 <=> kk <= 6; 16*kk >= 33 <=> kk >= 3.
+        assert_eq!(
+            normalize_atom(&op(Op::Lt, scaled(16, "kk"), Expr::Int(95))),
+            op(Op::Lt, id("kk"), Expr::Int(6))
+        );
+        assert_eq!(
+            normalize_atom(&op(Op::Le, scaled(16, "kk"), Expr::Int(96))),
+            op(Op::Lt, id("kk"), Expr::Int(7))
+        );
+        assert_eq!(
+            normalize_atom(&op(Op::Ge, scaled(16, "kk"), Expr::Int(33))),
+            op(Op::Ge, id("kk"), Expr::Int(3))
+        );
+        assert_eq!(
+            normalize_atom(&op(Op::Gt, scaled(16, "kk"), Expr::Int(32))),
+            op(Op::Ge, id("kk"), Expr::Int(3))
+        );
+        // -4*t < -8 <=> t > 2.
+        assert_eq!(
+            normalize_atom(&op(Op::Lt, scaled(-4, "t"), Expr::Int(-8))),
+            op(Op::Ge, id("t"), Expr::Int(3))
+        );
+        // Exhaustively against the original, for small values.
+        for k in [-5i64, -2, 2, 3, 16] {
+            for c in -20..20 {
+                for o in [Op::Le, Op::Lt, Op::Ge, Op::Gt] {
+                    let original = op(o, scaled(k, "v"), Expr::Int(c));
+                    let normalized = normalize_atom(&original);
+                    for v in -30..30 {
+                        let holds =
+                            |e: &Expr| truth(&simplify(&substitute_expr(e, "v", v))).unwrap();
+                        assert_eq!(
+                            holds(&original),
+                            holds(&normalized),
+                            "{original:?} vs {normalized:?} at v = {v}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn substitute_expr(e: &Expr, var: &str, value: i64) -> Expr {
+        match e {
+            Expr::Id(n) if n == var => Expr::Int(value),
+            Expr::Op(o, args) => Expr::Op(
+                *o,
+                args.iter()
+                    .map(|a| substitute_expr(a, var, value))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    #[test]
+    fn guards_that_the_ranges_decide_go() {
+        let stmt = |s| Node::Instance {
+            statement: s,
+            args: vec![],
+        };
+        let guard = |c: Expr, s| Node::If {
+            cond: c,
+            then_branch: vec![stmt(s)],
+            else_branch: None,
+        };
+        let nodes = vec![Node::For {
+            var: "kk".into(),
+            init: Expr::Int(0),
+            cond: op(Op::Lt, id("kk"), Expr::Int(7)),
+            step: 1,
+            body: vec![
+                guard(op(Op::Lt, scaled(16, "kk"), Expr::Int(100)), 0),
+                guard(op(Op::Lt, scaled(16, "kk"), Expr::Int(96)), 1),
+                guard(op(Op::Lt, scaled(16, "kk"), Expr::Int(95)), 2),
+                guard(
+                    op(
+                        Op::And,
+                        op(Op::Lt, id("tx"), Expr::Int(16)),
+                        op(Op::Lt, id("x"), Expr::Int(3)),
+                    ),
+                    3,
+                ),
+                guard(op(Op::Gt, id("tx"), Expr::Int(20)), 4),
+            ],
+        }];
+        let mut ranges: Ranges = vec![("tx".into(), 0, 15)];
+        let Node::For { body, .. } = &prune(&nodes, &mut ranges)[0] else {
+            panic!()
+        };
+        // Always true: unguarded. Equal after division: merged. Never true: gone.
+        assert_eq!(body.len(), 3, "{body:?}");
+        assert_eq!(body[0], stmt(0));
+        assert_eq!(
+            body[1],
+            Node::If {
+                cond: op(Op::Lt, id("kk"), Expr::Int(6)),
+                then_branch: vec![stmt(1), stmt(2)],
+                else_branch: None
+            }
+        );
+        assert_eq!(body[2], guard(op(Op::Lt, id("x"), Expr::Int(3)), 3));
+        assert!(ranges.len() == 1, "the loop's range is dropped after it");
+    }
 }

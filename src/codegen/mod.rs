@@ -606,6 +606,23 @@ fn kernel_code(
     }
     let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
     let body = to_ir(t, &ast, warnings);
+    // The launch bounds the thread and block indices, hence the prologue's variables.
+    let block: Vec<i64> = kernel.threads.iter().map(|d| d.size).collect();
+    let mut ranges: ir::Ranges = Vec::new();
+    for (d, size) in block.iter().enumerate() {
+        ranges.push((format!("threadIdx.{}", ["x", "y", "z"][d]), 0, size - 1));
+    }
+    for (d, g) in grid.iter().enumerate() {
+        if let Some(n) = ir::interval(g, &[]).map(|(_, hi)| hi) {
+            ranges.push((format!("blockIdx.{}", ["x", "y", "z"][d]), 0, n - 1));
+        }
+    }
+    for v in &prologue {
+        if let Some((lo, hi)) = ir::interval(&v.value, &ranges) {
+            ranges.push((v.name.clone(), lo, hi));
+        }
+    }
+    let body = ir::prune(&body, &mut ranges);
     Ok(KernelIr {
         kernel: k,
         name: kernel.name.clone(),
@@ -613,7 +630,7 @@ fn kernel_code(
         prologue,
         body,
         grid,
-        block: kernel.threads.iter().map(|d| d.size).collect(),
+        block,
     })
 }
 
