@@ -180,7 +180,8 @@ pub fn program_text(p: &Program, deps: &Dependences, show_input: bool) -> String
     if hidden > 0 {
         let _ = writeln!(
             out,
-            "  ({hidden} input dependences, reuse between reads, not shown: --input lists them)"
+            "  ({hidden} input {}, reuse between reads, not shown: --input lists them)",
+            if hidden == 1 { "dependence" } else { "dependences" }
         );
     }
     out
