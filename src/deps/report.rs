@@ -181,7 +181,11 @@ pub fn program_text(p: &Program, deps: &Dependences, show_input: bool) -> String
         let _ = writeln!(
             out,
             "  ({hidden} input {}, reuse between reads, not shown: --input lists them)",
-            if hidden == 1 { "dependence" } else { "dependences" }
+            if hidden == 1 {
+                "dependence"
+            } else {
+                "dependences"
+            }
         );
     }
     out
