@@ -17,5 +17,6 @@ pub mod diag;
 pub mod frontend;
 pub mod poly;
 pub mod recipe;
+pub mod strategy;
 pub mod transform;
 pub mod verify;

@@ -35,7 +35,10 @@ fn help_and_version_exit_zero() {
 fn usage_errors_exit_two() {
     assert_eq!(gpucc(&[]).0, 2);
     assert_eq!(gpucc(&["deps"]).0, 2);
-    assert_eq!(gpucc(&["frobnicate"]).0, 2);
+    // Not a command: taken as the file to compile, which does not exist.
+    let (code, _, err) = gpucc(&["frobnicate"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot read `frobnicate`"), "{err}");
     let (code, _, err) = gpucc(&["deps", "testsuite/deps/dot.c", "-D", "1N=3"]);
     assert_eq!(code, 2);
     assert!(err.contains("not a macro name"), "{err}");
@@ -102,11 +105,13 @@ fn compile_writes_the_cu_and_says_so() {
 
 #[test]
 fn compile_usage_and_input_errors() {
-    // No recipe: a usage error that says where recipes are.
-    let (code, _, err) = gpucc(&["examples/sgemm.c", "--function", "sgemm"]);
-    assert_eq!(code, 2);
+    // No recipe, and no parallel loop for gpucc's own: an input error that says why and
+    // where recipes are.
+    let (code, _, err) = gpucc(&["testsuite/deps/gauss_seidel.c", "-o", "/dev/null"]);
+    assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("--recipe") && err.contains("recipes/"),
+        err.contains("gpucc found no way to run function gauss_seidel on the GPU")
+            && err.contains("--recipe"),
         "{err}"
     );
     // Two functions and no --function: an input error listing them.
@@ -143,4 +148,28 @@ fn compile_usage_and_input_errors() {
         "TI",
     ]);
     assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn compile_without_a_recipe_writes_one() {
+    let out = std::env::temp_dir().join(format!("gpucc-cli-phase1-{}.cu", std::process::id()));
+    let out_s = out.to_str().unwrap();
+    let (code, stdout, err) = gpucc(&[
+        "examples/sgemm.c",
+        "--function",
+        "sgemm",
+        "-D",
+        "N=64",
+        "-o",
+        out_s,
+        "--verify",
+    ]);
+    let cu = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(code, 0, "{stdout}{err}");
+    assert!(stdout.contains("verified"), "{stdout}");
+    assert!(
+        cu.contains("Recipe (written by gpucc):") && cu.contains("cudaize(\"sgemm_kernel\""),
+        "{cu}"
+    );
 }

@@ -12,4 +12,5 @@ mod hand_checked;
 mod harness;
 mod recipe_cases;
 mod robustness;
+mod strategy_cases;
 mod verify_cases;

@@ -29,7 +29,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Compile C to CUDA with a recipe (the default command: `gpucc FILE.c --recipe R.lua`).
+    /// Compile C to CUDA (the default command: `gpucc FILE.c [--recipe R.lua] -o OUT.cu`).
     Compile(CompileArgs),
     /// Show the loops (parallel, reduction or sequential), statements and dependences of
     /// the code gpucc would compile.
@@ -43,7 +43,8 @@ enum Command {
 struct CompileArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// The recipe: the loop transformations to apply (see recipes/README.md).
+    /// The recipe: the loop transformations to apply (see recipes/README.md). Without
+    /// one, gpucc writes one (Phase I: blocks and threads only) into the `.cu` header.
     #[arg(long, value_name = "R.lua")]
     recipe: Option<PathBuf>,
     /// Give a recipe parameter a value (`-P TI=32`).
@@ -208,14 +209,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
 }
 
 fn compile_command(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
-    let Some(recipe_path) = &a.recipe else {
-        let _ = writeln!(
-            err,
-            "error: gpucc needs a recipe to compile: --recipe R.lua\n  = note: choosing a recipe automatically (the strategy generator) is not implemented yet\n  = hint: start from a recipe in recipes/ (recipes/README.md explains each command)"
-        );
-        return EXIT_USAGE;
-    };
-    let compiled = match compile(&a.input, recipe_path, &a.param, out, err, color) {
+    let compiled = match compile(&a.input, a.recipe.as_deref(), &a.param, out, err, color) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -264,11 +258,14 @@ struct Compiled {
     kernels: Vec<String>,
 }
 
-/// Runs the whole pipeline on `input` with the recipe; diagnostics are printed, and an
-/// error gives the exit code.
+/// The name a recipe that gpucc wrote goes by in diagnostics and the `.cu` header.
+const GENERATED_RECIPE: &str = "(written by gpucc)";
+
+/// Runs the whole pipeline on `input` with the recipe (without one, with the recipe the
+/// strategy stage writes); diagnostics are printed, and an error gives the exit code.
 fn compile(
     input: &InputArgs,
-    recipe_path: &std::path::Path,
+    recipe_path: Option<&std::path::Path>,
     params: &[(String, String)],
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -281,32 +278,41 @@ fn compile(
         ..
     } = analyze(input).map_err(|(sources, diags)| report_failure(&sources, &diags, err, color))?;
     let file_id = crate::diag::SourceId(0);
-    let recipe_text = match std::fs::read(recipe_path) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(e) => {
-            let d = Diagnostic::error_nowhere(format!(
-                "cannot read the recipe `{}`: {e}",
-                recipe_path.display()
-            ))
-            .with_hint("check the path");
-            return Err(report_failure(&sources, &[d], err, color));
+    let (recipe_name, recipe_text) = match recipe_path {
+        Some(path) => match std::fs::read(path) {
+            Ok(b) => (
+                path.display().to_string(),
+                String::from_utf8_lossy(&b).into_owned(),
+            ),
+            Err(e) => {
+                let d = Diagnostic::error_nowhere(format!(
+                    "cannot read the recipe `{}`: {e}",
+                    path.display()
+                ))
+                .with_hint("check the path");
+                return Err(report_failure(&sources, &[d], err, color));
+            }
+        },
+        None => {
+            let (program, deps) = &programs[0];
+            match crate::strategy::partition(program, deps) {
+                Ok(s) => (GENERATED_RECIPE.to_string(), s.recipe),
+                Err(why) => {
+                    let d = Diagnostic::error_nowhere(format!(
+                        "gpucc found no way to run {} on the GPU: {why}",
+                        program.unit.describe()
+                    ))
+                    .with_hint(
+                        "write a recipe (recipes/README.md) and pass it with --recipe R.lua",
+                    );
+                    return Err(report_failure(&sources, &[d], err, color));
+                }
+            }
         }
     };
-    let recipe_id = sources.add(SourceFile::new(
-        recipe_path.display().to_string(),
-        recipe_text.clone(),
-    ));
+    let recipe_id = sources.add(SourceFile::new(recipe_name.clone(), recipe_text.clone()));
     let recipe = crate::recipe::parse(sources.get(recipe_id), recipe_id)
         .map_err(|d| report_failure(&sources, &d, err, color))?;
-    if programs.len() > 1 {
-        let d = Diagnostic::error_nowhere(format!(
-            "`{}` has {} `#pragma scop` regions, and a recipe describes one",
-            input.file.display(),
-            programs.len()
-        ))
-        .with_hint("compile one function with --function NAME, or keep one region per file");
-        return Err(report_failure(&sources, &[d], err, color));
-    }
     let mut units = Vec::new();
     let mut used_params = Vec::new();
     for (program, deps) in programs {
@@ -331,7 +337,7 @@ fn compile(
     }
     let options = crate::cuda::EmitOptions {
         recipe: Some(crate::cuda::RecipeInfo {
-            path: &recipe_path.display().to_string(),
+            path: &recipe_name,
             text: &recipe_text,
             params: &used_params,
         }),
@@ -398,7 +404,7 @@ fn verify_command(a: &VerifyArgs, out: &mut dyn Write, err: &mut dyn Write, colo
             )
         }
         (None, Some(recipe)) => {
-            let compiled = match compile(&a.input, recipe, &a.param, out, err, color) {
+            let compiled = match compile(&a.input, Some(recipe), &a.param, out, err, color) {
                 Ok(c) => c,
                 Err(code) => return code,
             };
