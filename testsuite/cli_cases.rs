@@ -173,3 +173,13 @@ fn compile_without_a_recipe_writes_one() {
         "{cu}"
     );
 }
+
+#[test]
+fn a_recipe_for_a_file_with_two_regions_is_refused() {
+    let (code, _, err) = gpucc(&["testsuite/recipe/kernels/two_regions.c", "-o", "/dev/null"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("has 2 `#pragma scop` regions, and a recipe describes one"),
+        "{err}"
+    );
+}

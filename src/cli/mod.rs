@@ -278,6 +278,15 @@ fn compile(
         ..
     } = analyze(input).map_err(|(sources, diags)| report_failure(&sources, &diags, err, color))?;
     let file_id = crate::diag::SourceId(0);
+    if programs.len() > 1 {
+        let d = Diagnostic::error_nowhere(format!(
+            "`{}` has {} `#pragma scop` regions, and a recipe describes one",
+            input.file.display(),
+            programs.len()
+        ))
+        .with_hint("compile one function with --function NAME, or keep one region per file");
+        return Err(report_failure(&sources, &[d], err, color));
+    }
     let (recipe_name, recipe_text) = match recipe_path {
         Some(path) => match std::fs::read(path) {
             Ok(b) => (

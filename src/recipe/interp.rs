@@ -301,7 +301,13 @@ impl Interp<'_> {
         if let Some(v) = self.globals.get(name) {
             return Ok(v.clone());
         }
-        // A free name: a parameter.
+        // A free name: a C constant, or a parameter.
+        let from_command_line = self.options.params.iter().any(|(n, _)| n == name);
+        if from_command_line && self.options.macros.constant(name).is_some() {
+            return Err(self
+                .error(span, format!("`{name}` is a `#define` of the C file, and `-P {name}=...` would change it in the recipe only"))
+                .with_hint(format!("set it everywhere with `-D {name}=...`")));
+        }
         if let Some((_, text)) = self.options.params.iter().rev().find(|(n, _)| n == name) {
             let v = text
                 .parse::<f64>()
@@ -678,6 +684,18 @@ impl Interp<'_> {
                     .iter()
                     .map(|lp| self.level(lp, args[0].1, stmt))
                     .collect::<Eval<Vec<_>>>()?;
+                let known: Vec<String> = (1..=loops.len())
+                    .flat_map(|k| [format!("l{k}_control"), format!("l{k}_tile")])
+                    .collect();
+                if let Some((key, _)) = controls.fields.iter().find(|(key, _)| !known.contains(key))
+                {
+                    return Err(self
+                        .error(
+                            args[2].1,
+                            format!("`{key}` is not a loop name this command takes"),
+                        )
+                        .with_hint(format!("the names are {}", known.join(", "))));
+                }
                 for (k, ((lp, size), level)) in loops.iter().zip(&sizes).zip(levels).enumerate() {
                     let control = match controls.field(&format!("l{}_control", k + 1)) {
                         Some(v) => self.string(&(v.clone(), args[2].1), "a control loop name")?,
@@ -782,6 +800,15 @@ impl Interp<'_> {
                         None => Ok(Vec::new()),
                     }
                 };
+                if let Some((key, _)) = mapping
+                    .fields
+                    .iter()
+                    .find(|(key, _)| key != "block" && key != "thread")
+                {
+                    return Err(self
+                        .error(mapping_arg.1, format!("`{key}` is not part of a mapping"))
+                        .with_hint("a mapping has `block={...}` and `thread={...}`"));
+                }
                 let blocks = loops_of(self, "block")?;
                 let threads = loops_of(self, "thread")?;
                 let mut sizes = Vec::new();
