@@ -769,6 +769,18 @@ impl Interp<'_> {
                         .error(args[0].1, "the depth is negative")
                         .with_hint("use 1 for the innermost loops, 2 for two levels, ..."));
                 }
+                if self.t.kernels.is_empty() {
+                    self.warnings.push(
+                        Diagnostic::warning(
+                            self.source(),
+                            call,
+                            "unroll_to_depth does nothing before `cudaize`",
+                        )
+                        .with_hint(
+                            "it unrolls loops inside kernels: put it after the `cudaize` commands",
+                        ),
+                    );
+                }
                 let skipped = unroll::unroll_to_depth(&mut self.t, depth as usize)
                     .map_err(|e| self.transform_error(call, e))?;
                 if !skipped.is_empty() {
