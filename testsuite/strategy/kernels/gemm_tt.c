@@ -1,0 +1,12 @@
+// SGEMM with both operands transposed: C = alpha * A^T * B^T + beta * C (A[k][i], B[j][k]).
+#define N 1024
+
+void gemm_tt(float alpha, float beta, float C[N][N], const float A[N][N], const float B[N][N])
+{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      C[i][j] *= beta;
+      for (int k = 0; k < N; k++)
+        C[i][j] += alpha * A[k][i] * B[j][k];
+    }
+}
