@@ -9,6 +9,7 @@
 //! and the recipe in full with its parameter values.
 
 pub mod cexpr;
+pub mod cpp_compat;
 mod statement;
 
 use crate::codegen::coordinate_name;
@@ -70,14 +71,16 @@ pub fn emit(
         edits.push((t.program.unit.span.start, t.program.unit.span.end, host));
     }
     edits.sort_by_key(|(start, end, _)| (*start, *end));
+    // The copied text must be C++ too: `float *a = malloc(...)` gets its cast.
+    let casts = cpp_compat::allocation_casts(&file.text);
     let mut body = String::new();
     let mut at = 0;
     for (start, end, text) in edits {
-        body.push_str(&file.text[at..start]);
+        cpp_compat::push_copied(&mut body, &file.text, at, start, &casts);
         body.push_str(&text);
         at = end;
     }
-    body.push_str(&file.text[at..]);
+    cpp_compat::push_copied(&mut body, &file.text, at, file.text.len(), &casts);
     let mut out = header(file, units, options);
     out.push_str(&prelude(uses_floord));
     out.push_str(&crate::frontend::macros::apply_defines(
