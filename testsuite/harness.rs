@@ -72,12 +72,17 @@ pub fn frontend_options(args: &[String]) -> gpucc::frontend::FrontendOptions {
 
 /// The lowered programs of a case file.
 pub fn programs(path: &Path) -> Vec<gpucc::poly::Program> {
+    programs_with(path, &case_args(path))
+}
+
+/// The lowered programs of a C file with the options `args` (`-D`, `--function`, ...).
+pub fn programs_with(path: &Path, args: &[String]) -> Vec<gpucc::poly::Program> {
     use gpucc::diag::{render, SourceFile, SourceMap};
     let rel = relative(path);
     let text = std::fs::read_to_string(path).unwrap();
     let mut sources = SourceMap::default();
     let id = sources.add(SourceFile::new(rel.clone(), text));
-    let opts = frontend_options(&case_args(path));
+    let opts = frontend_options(args);
     let parsed = gpucc::frontend::parse(sources.get(id), id, Some(Path::new(&rel)), &opts)
         .unwrap_or_else(|d| panic!("{}", render(&sources, &d, false)));
     parsed
@@ -167,7 +172,7 @@ pub fn verify_cases(cases: &[std::path::PathBuf], compile: impl Fn(&Path) -> Com
                     Err(report) => Some(report),
                     Ok((c_file, options, cu)) => {
                         let opts = frontend_options(&options);
-                        let program = programs(&c_file).remove(0);
+                        let program = programs_with(&c_file, &options).remove(0);
                         let check = gpucc::verify::CheckOptions {
                             c_file: &c_file,
                             defines: &opts.defines,
