@@ -1,0 +1,347 @@
+//! The host code that replaces the compiled unit: device memory for the arrays the
+//! kernels use, copies in, the host loops and launches, copies out, frees; every CUDA
+//! call checked.
+
+use super::cexpr::{from_ir, print, CExpr};
+use super::kernel::{kernel_int_params, loop_header};
+use super::statement::has_symbolic_inner_dims;
+use super::{constant_name, in_global_memory, uses_of, Lines};
+use crate::codegen::ir::{Expr, Generated, KernelIr, Node};
+use crate::diag::{Diagnostic, Diagnostics, SourceFile};
+use crate::frontend::UnitKind;
+use crate::poly::{Array, ArrayId, ArrayKind};
+use crate::transform::{Placement, Transformed};
+
+/// The name of an array's device copy, `d_A`, unless the program uses that name.
+fn device_name(t: &Transformed, a: &Array) -> String {
+    let taken = |n: &str| {
+        t.program.arrays.iter().any(|x| x.name == n) || t.program.params.iter().any(|x| x == n)
+    };
+    (0..)
+        .map(|k| {
+            if k == 0 {
+                format!("d_{}", a.name)
+            } else {
+                format!("d{k}_{}", a.name)
+            }
+        })
+        .find(|n| !taken(n))
+        .expect("a free name")
+}
+
+/// `sizeof(float[N][N])`, or a product for arrays with symbolic sizes, or the size given
+/// to `cudaize`.
+fn byte_size(t: &Transformed, a: ArrayId) -> Result<String, Diagnostic> {
+    let p = &t.program;
+    let array = &p.arrays[a];
+    let ty = array.elem.c_name();
+    if let Some(size) = t
+        .kernels
+        .iter()
+        .flat_map(|k| &k.sizes)
+        .find(|(x, _)| *x == a)
+        .map(|(_, s)| s)
+    {
+        return Ok(format!("sizeof({ty}) * ({size})"));
+    }
+    if array.extents[0].is_none() {
+        return Err(Diagnostic::error(
+            p.unit.source,
+            array.span,
+            format!("gpucc does not know how large `{}` is", array.name),
+        )
+        .with_label("its first dimension is not given")
+        .with_hint(format!(
+            "give its number of elements to cudaize: `cudaize(\"name\", {{{}=...}}, {{...}})`",
+            array.name
+        )));
+    }
+    let constant = array
+        .extents
+        .iter()
+        .all(|e| e.as_ref().and_then(|x| x.as_constant()).is_some());
+    Ok(if constant {
+        format!("sizeof({ty}{})", array.dims_text())
+    } else {
+        let dims: Vec<String> = array.dim_texts.iter().map(|d| format!("({d})")).collect();
+        format!("sizeof({ty}) * {}", dims.join(" * "))
+    })
+}
+
+pub(super) fn host_text(
+    file: &SourceFile,
+    t: &Transformed,
+    g: &Generated,
+) -> Result<String, Diagnostics> {
+    let p = &t.program;
+    let mut all_statements: Vec<usize> = Vec::new();
+    for k in &t.kernels {
+        all_statements.extend(&k.statements);
+    }
+    let uses = uses_of(t, &all_statements);
+    let global: Vec<ArrayId> = uses
+        .arrays
+        .iter()
+        .copied()
+        .filter(|a| in_global_memory(t, *a))
+        .collect();
+    let constant: Vec<ArrayId> = uses
+        .arrays
+        .iter()
+        .copied()
+        .filter(|a| {
+            t.placement(*a) == Placement::Constant && p.arrays[*a].kind == ArrayKind::Outside
+        })
+        .collect();
+    let mut diags = Vec::new();
+    for a in &uses.written {
+        let array = &p.arrays[*a];
+        if array.is_scalar() && !matches!(array.kind, ArrayKind::Private { .. }) {
+            diags.push(
+                Diagnostic::error(p.unit.source, array.span, format!("a kernel writes the scalar `{}`", array.name))
+                    .with_note("each thread would write its own copy, and the value would not come back to the host")
+                    .with_hint(format!("declare `{}` inside the loops (one copy per iteration), or use a one-element array", array.name)),
+            );
+        }
+    }
+    let sizes: Vec<Result<String, Diagnostic>> = global.iter().map(|a| byte_size(t, *a)).collect();
+    diags.extend(sizes.iter().filter_map(|s| s.as_ref().err().cloned()));
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    let indent = match p.unit.kind {
+        UnitKind::Function => 1,
+        UnitKind::Scop(_) => {
+            let line_start = file.text[..p.unit.span.start]
+                .rfind('\n')
+                .map(|i| i + 1)
+                .unwrap_or(0);
+            let spaces = file.text[line_start..p.unit.span.start]
+                .chars()
+                .take_while(|c| *c == ' ')
+                .count();
+            (spaces / 2).max(1)
+        }
+    };
+    let mut w = Lines::new(indent);
+    match p.unit.kind {
+        UnitKind::Function => {
+            w.indent = 0;
+            w.line(&host_header(file, t));
+            w.line("{");
+            w.indent = 1;
+        }
+        UnitKind::Scop(_) => {
+            w.indent -= 1;
+            w.line("{");
+            w.indent += 1;
+            w.line("/* gpucc: this #pragma scop region runs on the GPU. */");
+        }
+    }
+    for (a, size) in global.iter().zip(&sizes) {
+        let array = &p.arrays[*a];
+        let d = device_name(t, array);
+        let ty = array.elem.c_name();
+        let decl = if array.extents.len() == 1 || has_symbolic_inner_dims(array) {
+            format!("{ty} *{d};")
+        } else {
+            let inner: String = array.dim_texts[1..]
+                .iter()
+                .map(|x| format!("[{x}]"))
+                .collect();
+            format!("{ty} (*{d}){inner};")
+        };
+        w.line(&decl);
+        let size = size.as_ref().expect("errors returned above");
+        w.line(&format!("GPUCC_CHECK(cudaMalloc((void **)&{d}, {size}));"));
+        if array.kind == ArrayKind::Outside {
+            w.line(&format!(
+                "GPUCC_CHECK(cudaMemcpy({d}, {}, {size}, cudaMemcpyHostToDevice));",
+                array.name
+            ));
+        }
+    }
+    for a in &constant {
+        let array = &p.arrays[*a];
+        let size = byte_size(t, *a).map_err(|d| vec![d])?;
+        w.line(&format!(
+            "GPUCC_CHECK(cudaMemcpyToSymbol({}, {}, {size}));",
+            constant_name(t, array),
+            array.name
+        ));
+    }
+    write_host_nodes(&mut w, t, g, &g.host);
+    for (a, size) in global.iter().zip(&sizes) {
+        let array = &p.arrays[*a];
+        if array.kind == ArrayKind::Outside && uses.written.contains(a) {
+            let size = size.as_ref().expect("errors returned above");
+            w.line(&format!(
+                "GPUCC_CHECK(cudaMemcpy({}, {}, {size}, cudaMemcpyDeviceToHost));",
+                array.name,
+                device_name(t, array)
+            ));
+        }
+    }
+    for a in &global {
+        w.line(&format!(
+            "GPUCC_CHECK(cudaFree({}));",
+            device_name(t, &p.arrays[*a])
+        ));
+    }
+    match p.unit.kind {
+        UnitKind::Function => {
+            w.indent = 0;
+            w.line("}");
+        }
+        UnitKind::Scop(_) => {
+            w.indent -= 1;
+            w.line("}");
+        }
+    }
+    let mut text = w.out;
+    if matches!(p.unit.kind, UnitKind::Scop(_)) {
+        // The region's first line keeps the indentation the file gave it.
+        text = text.trim_start().to_string();
+        text = text.trim_end().to_string();
+    } else {
+        text = text.trim_end().to_string();
+    }
+    Ok(text)
+}
+
+/// The host function's header: the source's, unless an array has symbolic sizes (C++ has
+/// no variable-length array parameters): then such arrays become pointers.
+fn host_header(file: &SourceFile, t: &Transformed) -> String {
+    let p = &t.program;
+    let span = p.unit.header.expect("function units have a header");
+    let original = file.text[span.start..span.end].trim_end().to_string();
+    // C++ has no variable-length arrays: a parameter with a size that is not a constant
+    // becomes a pointer to its first element (row-major, as in C).
+    let variable_length = |a: &Array| {
+        !a.is_scalar()
+            && a.extents
+                .iter()
+                .any(|e| e.as_ref().is_some_and(|x| x.as_constant().is_none()))
+    };
+    let symbolic: Vec<&Array> = p
+        .arrays
+        .iter()
+        .filter(|a| a.kind == ArrayKind::Outside && variable_length(a))
+        .collect();
+    if symbolic.is_empty() {
+        return original;
+    }
+    let open = original.find('(').unwrap_or(original.len());
+    let params: Vec<String> = p
+        .unit
+        .params
+        .iter()
+        .map(|param| {
+            let d = &param.declarator;
+            let ty = param.spec.ty.map(|t| t.c_name()).unwrap_or("void");
+            let konst = if param.spec.is_const { "const " } else { "" };
+            match p
+                .arrays
+                .iter()
+                .find(|a| a.name == d.name && a.kind == ArrayKind::Outside)
+            {
+                Some(a) if variable_length(a) => format!("{konst}{ty} *{}", d.name),
+                Some(a) => format!("{konst}{ty} {}{}", d.name, a.dims_text()),
+                None => format!("{konst}{ty} {}", d.name),
+            }
+        })
+        .collect();
+    let names: Vec<String> = symbolic.iter().map(|a| format!("`{}`", a.name)).collect();
+    format!(
+        "/* gpucc: {} {} to the first element (row-major): C++ has no variable-length array parameters. */\n{}({})",
+        names.join(", "),
+        if names.len() == 1 { "is a pointer" } else { "are pointers" },
+        &original[..open],
+        params.join(", ")
+    )
+}
+
+pub(super) fn write_host_nodes(w: &mut Lines, t: &Transformed, g: &Generated, nodes: &[Node]) {
+    for n in nodes {
+        match n {
+            Node::For {
+                var,
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                w.line(&format!("{} {{", loop_header(var, init, cond, *step)));
+                w.indent += 1;
+                write_host_nodes(w, t, g, body);
+                w.indent -= 1;
+                w.line("}");
+            }
+            Node::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                w.line(&format!(
+                    "if ({}) {{",
+                    print(&from_ir(cond, &|n| CExpr::name(n)))
+                ));
+                w.indent += 1;
+                write_host_nodes(w, t, g, then_branch);
+                w.indent -= 1;
+                if let Some(e) = else_branch {
+                    w.line("} else {");
+                    w.indent += 1;
+                    write_host_nodes(w, t, g, e);
+                    w.indent -= 1;
+                }
+                w.line("}");
+            }
+            Node::Launch { kernel, args } => {
+                let k = &g.kernels[*kernel];
+                w.line(&launch_text(t, k, args));
+                w.line("GPUCC_CHECK(cudaGetLastError());");
+            }
+            Node::Instance { .. } => unreachable!("host code holds only loops and launches"),
+        }
+    }
+}
+
+fn launch_text(t: &Transformed, k: &KernelIr, host_values: &[Expr]) -> String {
+    let p = &t.program;
+    let kernel = &t.kernels[k.kernel];
+    let uses = uses_of(t, &kernel.statements);
+    let mut args: Vec<String> = Vec::new();
+    for &a in &uses.arrays {
+        let array = &p.arrays[a];
+        if in_global_memory(t, a) {
+            args.push(device_name(t, array));
+        } else if array.is_scalar() && array.kind == ArrayKind::Outside {
+            args.push(array.name.clone());
+        }
+    }
+    args.extend(kernel_int_params(t, k, &uses));
+    for v in host_values {
+        args.push(print(&from_ir(v, &|n| CExpr::name(n))));
+    }
+    let grid: Vec<String> = k
+        .grid
+        .iter()
+        .map(|g| print(&from_ir(g, &|n| CExpr::name(n))))
+        .collect();
+    let block: Vec<String> = k.block.iter().map(|b| b.to_string()).collect();
+    let dims = |v: &[String]| {
+        if v.is_empty() {
+            "1".to_string()
+        } else {
+            format!("dim3({})", v.join(", "))
+        }
+    };
+    format!(
+        "{}<<<{}, {}>>>({});",
+        k.name,
+        dims(&grid),
+        dims(&block),
+        args.join(", ")
+    )
+}

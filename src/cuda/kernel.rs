@@ -1,0 +1,567 @@
+//! Kernels as CUDA text: the signature, the prologue that names the block and thread
+//! variables, the declarations (private variables, copies), and the body from the loop
+//! tree.
+
+use super::cexpr::{self, from_ir, print, CExpr};
+use super::statement::{self, has_symbolic_inner_dims};
+use super::{in_global_memory, uses_of, Lines, Uses};
+use crate::codegen::coordinate_name;
+use crate::codegen::ir::{self, Expr, KernelIr, Node, Op};
+use crate::poly::{AccessId, ArrayId, ArrayKind, StatementId};
+use crate::transform::cudaize::ThreadKind;
+use crate::transform::datacopy::{DataCopy, Memory};
+use crate::transform::{Placement, StmtKind, Transformed};
+
+/// `float (*__restrict__ A)[N]`, `const float *__restrict__ x`, `float alpha`.
+fn kernel_param(t: &Transformed, a: ArrayId, written: bool) -> String {
+    let array = &t.program.arrays[a];
+    let ty = array.elem.c_name();
+    if array.is_scalar() {
+        return format!("{ty} {}", array.name);
+    }
+    let konst = if written { "" } else { "const " };
+    if array.extents.len() == 1 || has_symbolic_inner_dims(array) {
+        format!("{konst}{ty} *__restrict__ {}", array.name)
+    } else {
+        let inner: String = array.dim_texts[1..]
+            .iter()
+            .map(|d| format!("[{d}]"))
+            .collect();
+        format!("{konst}{ty} (*__restrict__ {}){inner}", array.name)
+    }
+}
+
+/// The identifiers of a piece of C text (for the sizes written in dimensions).
+fn identifiers_in(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// The integer parameters a kernel needs: those its loops, prologue or statements name,
+/// and the sizes its flat arrays are indexed with.
+pub(super) fn kernel_int_params(t: &Transformed, k: &KernelIr, uses: &Uses) -> Vec<String> {
+    let p = &t.program;
+    let mut names = Vec::new();
+    fn walk(nodes: &[Node], out: &mut Vec<String>) {
+        for n in nodes {
+            match n {
+                Node::For {
+                    init, cond, body, ..
+                } => {
+                    ir::identifiers(init, out);
+                    ir::identifiers(cond, out);
+                    walk(body, out);
+                }
+                Node::If {
+                    cond,
+                    then_branch,
+                    else_branch,
+                } => {
+                    ir::identifiers(cond, out);
+                    walk(then_branch, out);
+                    if let Some(b) = else_branch {
+                        walk(b, out);
+                    }
+                }
+                Node::Instance { args, .. } | Node::Launch { args, .. } => {
+                    args.iter().for_each(|a| ir::identifiers(a, out))
+                }
+            }
+        }
+    }
+    walk(&k.body, &mut names);
+    for v in &k.prologue {
+        ir::identifiers(&v.value, &mut names);
+    }
+    for &s in &t.kernels[k.kernel].statements {
+        if let StmtKind::Compute(id) = t.statements[s].kind {
+            names.extend(statement_names(t, id));
+        }
+    }
+    for a in &uses.arrays {
+        let array = &p.arrays[*a];
+        if has_symbolic_inner_dims(array) {
+            for d in &array.dim_texts[1..] {
+                names.extend(identifiers_in(d));
+            }
+        }
+    }
+    p.params
+        .iter()
+        .filter(|x| names.contains(x))
+        .cloned()
+        .collect()
+}
+
+/// The names a source statement's expressions mention.
+fn statement_names(t: &Transformed, s: StatementId) -> Vec<String> {
+    let p = &t.program;
+    let root = match p.statements[s].kind {
+        crate::poly::StatementKind::Assign(e) => e,
+        crate::poly::StatementKind::Init { value } => value,
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        let kind = &p.unit.ast.exprs[e].kind;
+        if let crate::frontend::ast::ExprKind::Name(n) = kind {
+            out.push(n.clone());
+        }
+        stack.extend(crate::frontend::ast::expr_children(kind));
+    }
+    out
+}
+
+pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
+    let p = &t.program;
+    let kernel = &t.kernels[k.kernel];
+    let uses = uses_of(t, &kernel.statements);
+    let mut params: Vec<String> = Vec::new();
+    for &a in &uses.arrays {
+        let array = &p.arrays[a];
+        if in_global_memory(t, a) || (array.is_scalar() && array.kind == ArrayKind::Outside) {
+            params.push(kernel_param(t, a, uses.written.contains(&a)));
+        }
+    }
+    for n in kernel_int_params(t, k, &uses) {
+        params.push(format!("int {n}"));
+    }
+    for h in &k.host_vars {
+        params.push(format!("int {h}"));
+    }
+    let mut w = Lines::new(0);
+    let mapping: Vec<String> = kernel
+        .blocks
+        .iter()
+        .map(|l| t.levels[*l].name.clone())
+        .zip(["blockIdx.x", "blockIdx.y"])
+        .map(|(n, i)| format!("{n} -> {i}"))
+        .chain(
+            kernel
+                .threads
+                .iter()
+                .zip(["threadIdx.x", "threadIdx.y", "threadIdx.z"])
+                .map(|(d, i)| format!("{} -> {i}", d.name)),
+        )
+        .collect();
+    let sizes: Vec<String> = k.block.iter().map(|b| b.to_string()).collect();
+    w.line(&format!(
+        "/* Kernel {}: {}; {} threads per block. */",
+        k.name,
+        mapping.join(", "),
+        sizes.join(" x ")
+    ));
+    w.line(&format!(
+        "__global__ void {}({})",
+        k.name,
+        params.join(", ")
+    ));
+    w.line("{");
+    w.indent += 1;
+    // The body first: which prologue variables it reads is known once it is written.
+    let mut body = Lines::new(1);
+    write_nodes(&mut body, t, Some(k.kernel), &k.body);
+    let mut used: Vec<String> = identifiers_in(&body.out);
+    for v in k.prologue.iter().rev() {
+        if used.contains(&v.name) {
+            ir::identifiers(&v.value, &mut used);
+        }
+    }
+    // A tiled thread loop's value is its tile's start plus the thread index, which gets a
+    // name of its own when the kernel uses it.
+    let mut coordinates: Vec<(String, String)> = Vec::new();
+    for (d, td) in kernel.threads.iter().enumerate() {
+        let level = &t.levels[td.per_statement[0].1].name;
+        let name = coordinate_name(t, d);
+        if matches!(td.kind, ThreadKind::TilePoint { .. })
+            && (used.contains(level) || used.contains(&name))
+        {
+            let index = format!("threadIdx.{}", ["x", "y", "z"][d]);
+            w.line(&format!("const int {name} = {index};"));
+            coordinates.push((index, name));
+        }
+    }
+    for v in &k.prologue {
+        if used.contains(&v.name) {
+            let rename = |n: &str| {
+                CExpr::name(
+                    coordinates
+                        .iter()
+                        .find(|(i, _)| i == n)
+                        .map(|(_, c)| c.clone())
+                        .unwrap_or_else(|| n.to_string()),
+                )
+            };
+            w.line(&format!(
+                "const int {} = {};",
+                v.name,
+                print(&from_ir(&v.value, &rename))
+            ));
+        }
+    }
+    for (a, array) in p.arrays.iter().enumerate() {
+        if !uses.arrays.contains(&a) {
+            continue;
+        }
+        match array.kind {
+            ArrayKind::Private { .. } => w.line(&format!(
+                "{} {}{};",
+                array.elem.c_name(),
+                array.name,
+                array.dims_text()
+            )),
+            ArrayKind::Local
+                if array.is_const && array.initialized && t.placement(a) != Placement::Constant =>
+            {
+                w.line(&format!("{};", local_declaration(t, a)));
+            }
+            _ => {}
+        }
+    }
+    for c in t.copies.iter().filter(|c| c.kernel == k.kernel) {
+        let ty = p.arrays[c.array].elem.c_name();
+        let dims: String = c
+            .dims
+            .iter()
+            .filter(|d| **d != 1)
+            .map(|d| format!("[{d}]"))
+            .collect();
+        match c.memory {
+            Memory::Shared => w.line(&format!("__shared__ {ty} {}{dims};", c.temp)),
+            Memory::Registers => w.line(&format!("{ty} {}{dims};", c.temp)),
+        }
+    }
+    w.out.push_str(&body.out);
+    w.indent -= 1;
+    w.line("}");
+    w.out
+}
+
+/// The source text of a local array's declaration (`const float w[3] = {...}`).
+pub(super) fn local_declaration(t: &Transformed, a: ArrayId) -> String {
+    let p = &t.program;
+    let array = &p.arrays[a];
+    let declaration = format!(
+        "const {} {}{}",
+        array.elem.c_name(),
+        array.name,
+        array.dims_text()
+    );
+    for (_, stmt) in p.unit.ast.stmts.iter() {
+        if let crate::frontend::ast::StmtKind::Decl(d) = &stmt.kind {
+            if let Some(decl) = d.declarators.iter().find(|x| x.name_span == array.span) {
+                if let Some(init) = &decl.init {
+                    return format!("{declaration} = {}", initializer_text(p, init));
+                }
+            }
+        }
+    }
+    declaration
+}
+
+/// An initializer (`{0.25f, 0.5f}`) as C.
+fn initializer_text(p: &crate::poly::Program, init: &crate::frontend::ast::Init) -> String {
+    fn text(p: &crate::poly::Program, init: &crate::frontend::ast::Init) -> String {
+        match init {
+            crate::frontend::ast::Init::Expr(e) => print(&constant_expr(p, *e)),
+            crate::frontend::ast::Init::List(items, _) => {
+                let parts: Vec<String> = items.iter().map(|i| text(p, i)).collect();
+                format!("{{{}}}", parts.join(", "))
+            }
+        }
+    }
+    text(p, init)
+}
+
+/// A constant expression of the source (an initializer) as C.
+fn constant_expr(p: &crate::poly::Program, e: crate::frontend::ast::ExprId) -> CExpr {
+    use crate::frontend::ast::ExprKind;
+    let b = |x| Box::new(constant_expr(p, x));
+    match &p.unit.ast.exprs[e].kind {
+        ExprKind::Int(v) => CExpr::Int(*v),
+        ExprKind::Float(f) => CExpr::Atom(f.clone()),
+        ExprKind::Unary { operand, .. } => CExpr::Unary("-", b(*operand)),
+        ExprKind::Cast { ty, operand } => CExpr::Cast(ty.c_name().into(), b(*operand)),
+        ExprKind::Binary { op, lhs, rhs } => CExpr::Binary(op.c_spelling(), b(*lhs), b(*rhs)),
+        _ => CExpr::Int(0),
+    }
+}
+
+/// `for (int k = 0; k < M; k++)` from isl's `k <= M - 1`.
+pub(super) fn loop_header(var: &str, init: &Expr, cond: &Expr, step: i64) -> String {
+    let id = |n: &str| CExpr::name(n);
+    let cond = match cond {
+        Expr::Op(Op::Le, args) if args[0] == Expr::Id(var.into()) => match &args[1] {
+            Expr::Op(Op::Add, x) if x[1] == Expr::Int(-1) => {
+                CExpr::bin("<", id(var), from_ir(&x[0], &id))
+            }
+            Expr::Op(Op::Add, x) if matches!(x[1], Expr::Int(c) if c >= 0) => {
+                let Expr::Int(c) = x[1] else {
+                    unreachable!("matched above")
+                };
+                CExpr::bin(
+                    "<",
+                    id(var),
+                    CExpr::bin("+", from_ir(&x[0], &id), CExpr::Int(c + 1)),
+                )
+            }
+            Expr::Int(v) => CExpr::bin("<", id(var), CExpr::Int(v + 1)),
+            _ => from_ir(cond, &id),
+        },
+        _ => from_ir(cond, &id),
+    };
+    let step = if step == 1 {
+        format!("{var}++")
+    } else {
+        format!("{var} += {step}")
+    };
+    format!(
+        "for (int {var} = {}; {}; {step})",
+        print(&from_ir(init, &id)),
+        print(&cond)
+    )
+}
+
+pub(super) fn write_nodes(w: &mut Lines, t: &Transformed, kernel: Option<usize>, nodes: &[Node]) {
+    for n in nodes {
+        match n {
+            Node::For {
+                var,
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                let head = loop_header(var, init, cond, *step);
+                write_block(w, t, kernel, &head, body);
+            }
+            Node::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                let head = format!("if ({})", print(&condition(t, kernel, cond)));
+                match else_branch {
+                    None => write_block(w, t, kernel, &head, then_branch),
+                    Some(e) => {
+                        w.line(&format!("{head} {{"));
+                        w.indent += 1;
+                        write_nodes(w, t, kernel, then_branch);
+                        w.indent -= 1;
+                        w.line("} else {");
+                        w.indent += 1;
+                        write_nodes(w, t, kernel, e);
+                        w.indent -= 1;
+                        w.line("}");
+                    }
+                }
+            }
+            Node::Instance { statement, args } => {
+                w.line(&instance_text(t, kernel, *statement, args))
+            }
+            Node::Launch { .. } => unreachable!("launches are host code"),
+        }
+    }
+}
+
+/// A loop or `if` head with its body: braces unless the body is one loop, one `if`
+/// without `else`, or one statement.
+fn write_block(w: &mut Lines, t: &Transformed, kernel: Option<usize>, head: &str, body: &[Node]) {
+    let simple = body.len() == 1
+        && !matches!(
+            body[0],
+            Node::If {
+                else_branch: Some(_),
+                ..
+            }
+        );
+    if simple {
+        w.line(head);
+        w.indent += 1;
+        write_nodes(w, t, kernel, body);
+        w.indent -= 1;
+    } else {
+        w.line(&format!("{head} {{"));
+        w.indent += 1;
+        write_nodes(w, t, kernel, body);
+        w.indent -= 1;
+        w.line("}");
+    }
+}
+
+fn instance_text(t: &Transformed, kernel: Option<usize>, s: usize, args: &[Expr]) -> String {
+    // Copies (and indices into their temporaries) read best in thread indices.
+    let in_threads = |e: &Expr| match kernel {
+        Some(k) => in_thread_indices(t, k, e),
+        None => from_ir(e, &|x| CExpr::name(x)),
+    };
+    match t.statements[s].kind {
+        StmtKind::Compute(id) => {
+            // The indices into copy temporaries follow the iterators among the arguments.
+            let n = t.statements[s].iterators.len();
+            let mut at = n;
+            let mut indices: Vec<(AccessId, usize, Vec<CExpr>)> = Vec::new();
+            for (c, a, index) in t.copy_indices(s) {
+                let values = args[at..at + index.len()].iter().map(in_threads).collect();
+                at += index.len();
+                indices.push((a, c, values));
+            }
+            let rewrites = |a: AccessId| {
+                indices
+                    .iter()
+                    .find(|(x, _, _)| *x == a)
+                    .map(|(_, c, index)| temp_reference(&t.copies[*c], index.clone()))
+            };
+            let cx = statement::Context {
+                t,
+                statement: id,
+                args: &args[..n],
+                rewrites: &rewrites,
+            };
+            format!("{};", print(&cx.statement()))
+        }
+        StmtKind::Sync => "__syncthreads();".into(),
+        StmtKind::CopyIn(c) | StmtKind::CopyOut(c) => {
+            let copy = &t.copies[c];
+            let n = t.statements[s].iterators.len();
+            let value = in_threads;
+            // The iterators end with the position in the box; the array element follows.
+            let xs: Vec<CExpr> = args[n - copy.sizes.len()..n].iter().map(value).collect();
+            let element: Vec<CExpr> = args[n..n + copy.sizes.len()].iter().map(value).collect();
+            let temp = temp_reference(copy, xs);
+            let is_in = matches!(t.statements[s].kind, StmtKind::CopyIn(_));
+            let global = statement::global_reference(t, copy.array, element, is_in);
+            let (target, source) = if is_in {
+                (temp, global)
+            } else {
+                (global, temp)
+            };
+            format!(
+                "{};",
+                print(&CExpr::Assign("=", Box::new(target), Box::new(source)))
+            )
+        }
+    }
+}
+
+/// An element of a copy's temporary; dimensions of size 1 are not declared.
+fn temp_reference(copy: &DataCopy, index: Vec<CExpr>) -> CExpr {
+    let kept = index
+        .into_iter()
+        .zip(&copy.dims)
+        .filter(|(_, d)| **d != 1)
+        .map(|(i, _)| i);
+    CExpr::index(CExpr::name(copy.temp.clone()), kept)
+}
+
+/// An expression of kernel `k` with each thread variable of a tiled loop written as the
+/// tile's start plus the thread index (`-16 * jj + j` becomes `tx`).
+fn in_thread_indices(t: &Transformed, k: usize, e: &Expr) -> CExpr {
+    match cexpr::linear(e) {
+        Some((terms, constant)) => cexpr::from_linear(&thread_terms(t, k, terms), constant),
+        None => from_ir(e, &|x| CExpr::name(x)),
+    }
+}
+
+/// Linear terms with each tiled thread variable replaced by its tile start plus the
+/// thread index.
+fn thread_terms(t: &Transformed, k: usize, mut terms: Vec<(String, i64)>) -> Vec<(String, i64)> {
+    let kernel = &t.kernels[k];
+    for (d, td) in kernel.threads.iter().enumerate() {
+        let ThreadKind::TilePoint { control } = td.kind else {
+            continue;
+        };
+        let name = &t.levels[td.per_statement[0].1].name;
+        let Some(at) = terms.iter().position(|(n, _)| n == name) else {
+            continue;
+        };
+        let (_, a) = terms.remove(at);
+        let control = t.levels[control].name.clone();
+        terms.insert(at, (coordinate_name(t, d), a));
+        match terms.iter_mut().find(|(n, _)| *n == control) {
+            Some((_, c)) => *c += a * td.size,
+            None => terms.insert(at, (control, a * td.size)),
+        }
+    }
+    terms.retain(|(_, c)| *c != 0);
+    terms
+}
+
+/// A condition as C: a comparison of affine sides is written with the variables on the
+/// left and the constant on the right (`tx + 16 * kk < 100`), in thread indices inside a
+/// kernel.
+fn condition(t: &Transformed, kernel: Option<usize>, e: &Expr) -> CExpr {
+    use crate::codegen::ir::Op as O;
+    let rename = |x: &str| CExpr::name(x);
+    let Expr::Op(op @ (O::Le | O::Lt | O::Ge | O::Gt | O::Eq), args) = e else {
+        return match e {
+            Expr::Op(O::And, args) => CExpr::bin(
+                "&&",
+                condition(t, kernel, &args[0]),
+                condition(t, kernel, &args[1]),
+            ),
+            Expr::Op(O::Or, args) => CExpr::bin(
+                "||",
+                condition(t, kernel, &args[0]),
+                condition(t, kernel, &args[1]),
+            ),
+            _ => from_ir(e, &rename),
+        };
+    };
+    let (Some((a, ca)), Some((b, cb))) = (cexpr::linear(&args[0]), cexpr::linear(&args[1])) else {
+        return from_ir(e, &rename);
+    };
+    // lhs - rhs, then `op` against 0.
+    let mut d = a;
+    for (n, c) in b {
+        match d.iter_mut().find(|(x, _)| *x == n) {
+            Some((_, k)) => *k -= c,
+            None => d.push((n, -c)),
+        }
+    }
+    let d = match kernel {
+        Some(k) => thread_terms(t, k, d),
+        None => d.into_iter().filter(|(_, c)| *c != 0).collect(),
+    };
+    let c = ca - cb;
+    // Variables on the left, the problem's sizes and the constant on the right.
+    type Terms = Vec<(String, i64)>;
+    let (vars, sizes): (Terms, Terms) = d
+        .into_iter()
+        .partition(|(n, _)| !t.program.params.contains(n));
+    if vars.is_empty() {
+        return from_ir(e, &rename);
+    }
+    // vars + sizes + c op 0; make the variables' side mostly positive.
+    let flip = vars.iter().filter(|(_, k)| *k < 0).count() * 2 > vars.len();
+    let sign = if flip { -1 } else { 1 };
+    let op = match (op, flip) {
+        (O::Le, true) => O::Ge,
+        (O::Lt, true) => O::Gt,
+        (O::Ge, true) => O::Le,
+        (O::Gt, true) => O::Lt,
+        (other, _) => *other,
+    };
+    let left: Vec<(String, i64)> = vars.into_iter().map(|(n, k)| (n, sign * k)).collect();
+    let right: Vec<(String, i64)> = sizes.into_iter().map(|(n, k)| (n, -sign * k)).collect();
+    let right_c = -sign * c;
+    // Integers: `x <= r` is `x < r + 1`, `x > r` is `x >= r + 1`.
+    let (spelling, right_c) = match op {
+        O::Le => ("<", right_c + 1),
+        O::Lt => ("<", right_c),
+        O::Ge => (">=", right_c),
+        O::Gt => (">=", right_c + 1),
+        _ => ("==", right_c),
+    };
+    CExpr::bin(
+        spelling,
+        cexpr::from_linear(&left, 0),
+        cexpr::from_linear(&right, right_c),
+    )
+}
