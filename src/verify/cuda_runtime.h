@@ -2,8 +2,10 @@
 // run without a GPU (gpucc embeds this file and writes it out to check a .cu).
 //
 // Blocks run one after another. The threads of a block are fibers (ucontext) on one OS
-// thread, run round-robin: each runs until it reaches __syncthreads() or ends, so every
-// thread reaches a barrier before any thread passes it, deterministically. __shared__
+// thread, run round-robin: each runs until it reaches __syncthreads() or a warp shuffle,
+// or ends, so every thread reaches a barrier before any thread passes it (and every lane
+// of a shuffle's mask reaches the shuffle before any lane gets its value),
+// deterministically. __shared__
 // data is one instance shared by exactly the threads of the running block. Launches are
 // `gpucc_launch<BARRIERS>("kernel", kernel, grid, block, args...)`: gpucc rewrites
 // `kernel<<<grid, block>>>(args...)` so before compiling.
@@ -11,6 +13,7 @@
 #define GPUCC_CPU_RUNTIME_H
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -172,6 +175,8 @@ template <class U, size_t M> struct gpucc_ref<U[M]> {
 
 template <class T> struct gpucc_addr {
   gpucc_ref<T> r;
+  // An address handed to a function that takes a pointer (an atomic helper): not logged.
+  operator T *() const { return r.p; }
 };
 template <class T> std::remove_const_t<T> __ldg(gpucc_addr<T> a) { return a.r; }
 
@@ -181,6 +186,10 @@ template <class T> struct gpucc_array {
   const char *gpucc_name = "?";
   gpucc_array(T *p) : p(p) {}
   gpucc_ref<T> operator[](long i) const { return {&p[i], gpucc_place{gpucc_name, {i}, 1, true}}; }
+  // A scalar in device memory, `*sum`.
+  gpucc_ref<T> operator*() const { return {p, gpucc_place{gpucc_name, {0}, 0, true}}; }
+  // The pointer handed to a function that takes one (an atomic helper): not logged.
+  operator T *() const { return p; }
 };
 
 // A __shared__ array of type T.
@@ -199,6 +208,7 @@ template <class T> struct gpucc_shared {
 
 template <class T> T *gpucc_raw(T *p) { return p; }
 template <class T> T *gpucc_raw(gpucc_addr<T> a) { return a.r.p; }
+template <class T> T *gpucc_raw(gpucc_array<T> a) { return a.p; }
 template <class P, class T> auto atomicAdd(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old + v; return old; }
 template <class P, class T> auto atomicSub(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old - v; return old; }
 template <class P, class T> auto atomicMin(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old < v ? old : v; return old; }
@@ -210,6 +220,10 @@ template <class P, class T> auto atomicCAS(P p, T compare, T v) {
   if (old == compare) *q = v;
   return old;
 }
+inline float __int_as_float(int x) { float f; memcpy(&f, &x, sizeof f); return f; }
+inline int __float_as_int(float f) { int x; memcpy(&x, &f, sizeof x); return x; }
+inline double __longlong_as_double(long long x) { double d; memcpy(&d, &x, sizeof d); return d; }
+inline long long __double_as_longlong(double d) { long long x; memcpy(&x, &d, sizeof x); return x; }
 inline void __threadfence() {}
 inline void __threadfence_block() {}
 
@@ -227,12 +241,26 @@ inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
 inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
 
 // ------------------------------------------------------------------ fibers
+//
+// A fiber runs until it waits: at __syncthreads() for every thread of its block, or at a
+// warp shuffle for the lanes its mask names. The scheduler runs every thread that can run,
+// then lets through the warps whose shuffles are complete (each lane gets the value of its
+// source lane), and when every thread waits at the barrier, lets the block through it.
+// A shuffle is not a memory barrier: only __syncthreads() starts a new interval for the
+// race detector.
+
+enum gpucc_wait { gpucc_running_now, gpucc_at_barrier, gpucc_at_shuffle };
 
 struct gpucc_fiber {
   ucontext_t context;
   std::vector<char> stack;
   bool done = false;
+  gpucc_wait wait = gpucc_running_now;
   dim3 index;
+  // The pending shuffle: mask, source offset, segment width, the value given and taken.
+  unsigned mask = 0, delta = 0;
+  int width = 32;
+  unsigned char given[16], taken[16];
 };
 
 inline ucontext_t gpucc_scheduler;
@@ -249,15 +277,81 @@ inline void __syncthreads() {
     fprintf(stderr, "gpucc CPU runtime: __syncthreads() in a kernel launched without barriers\n");
     abort();
   }
+  gpucc_running->wait = gpucc_at_barrier;
   swapcontext(&gpucc_running->context, &gpucc_scheduler);
 }
 
-// Runs one block: all threads as fibers, round-robin from barrier to barrier.
+// __shfl_down_sync: lane L gets `var` of lane L + delta of its segment of `width` lanes
+// (its own value past the segment's end), once every lane of `mask` has arrived.
+template <class T> T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) {
+  static_assert(sizeof(T) <= 16, "a shuffled value has at most 16 bytes");
+  gpucc_fiber *f = gpucc_running;
+  if (!f) {
+    fprintf(stderr, "gpucc CPU runtime: __shfl_down_sync() in a kernel launched without barriers\n");
+    abort();
+  }
+  memcpy(f->given, &var, sizeof(T));
+  f->mask = mask;
+  f->delta = delta;
+  f->width = width;
+  f->wait = gpucc_at_shuffle;
+  swapcontext(&f->context, &gpucc_scheduler);
+  T out;
+  memcpy(&out, f->taken, sizeof(T));
+  return out;
+}
+
+[[noreturn]] inline void gpucc_shuffle_error(int warp, int lane, const char *what) {
+  fprintf(stderr, "gpucc CPU runtime: block (%u, %u, %u), warp %d: lane %d %s\n", blockIdx.x, blockIdx.y, blockIdx.z,
+          warp, lane, what);
+  abort();
+}
+
+// Lets through the lanes of each warp whose shuffle every lane of its mask has reached;
+// reports lanes of a mask that wait elsewhere, have ended or do not exist.
+inline void gpucc_release_shuffles(std::vector<gpucc_fiber> &fibers) {
+  size_t n = fibers.size();
+  for (size_t first = 0; first < n; first += 32) {
+    int warp = int(first / 32);
+    bool waiting = false;
+    for (size_t t = first; t < first + 32 && t < n; t++) waiting |= fibers[t].wait == gpucc_at_shuffle;
+    if (!waiting) continue;
+    for (size_t t = first; t < first + 32 && t < n; t++) {
+      gpucc_fiber &f = fibers[t];
+      if (f.wait != gpucc_at_shuffle) continue;
+      for (int lane = 0; lane < 32; lane++) {
+        if (!(f.mask >> lane & 1u)) continue;
+        size_t other = first + lane;
+        if (other >= n) gpucc_shuffle_error(warp, lane, "is named in a shuffle's mask but does not exist");
+        if (fibers[other].done) gpucc_shuffle_error(warp, lane, "is named in a shuffle's mask but has ended");
+        if (fibers[other].wait != gpucc_at_shuffle)
+          gpucc_shuffle_error(warp, lane, "is named in a shuffle's mask but waits at __syncthreads()");
+        if (fibers[other].mask != f.mask) gpucc_shuffle_error(warp, lane, "meets a shuffle with another mask");
+      }
+    }
+    for (size_t t = first; t < first + 32 && t < n; t++) {
+      gpucc_fiber &f = fibers[t];
+      if (f.wait != gpucc_at_shuffle) continue;
+      int lane = int(t - first);
+      int segment = lane / f.width * f.width;
+      int source = lane + int(f.delta);
+      if (source >= segment + f.width) source = lane;
+      if (!(f.mask >> source & 1u))
+        gpucc_shuffle_error(warp, lane, "reads a lane that is not in the shuffle's mask");
+      memcpy(f.taken, fibers[first + source].given, sizeof f.taken);
+    }
+    for (size_t t = first; t < first + 32 && t < n; t++)
+      if (fibers[t].wait == gpucc_at_shuffle) fibers[t].wait = gpucc_running_now;
+  }
+}
+
+// Runs one block: all threads as fibers, from barrier to barrier.
 inline void gpucc_run_fibers(std::vector<gpucc_fiber> &fibers, const std::function<void()> &body) {
   const size_t stack_size = 256 * 1024;
   gpucc_body = &body;
   for (auto &f : fibers) {
     f.done = false;
+    f.wait = gpucc_running_now;
     if (f.stack.empty()) f.stack.resize(stack_size);
     getcontext(&f.context);
     f.context.uc_stack.ss_sp = f.stack.data();
@@ -265,23 +359,32 @@ inline void gpucc_run_fibers(std::vector<gpucc_fiber> &fibers, const std::functi
     f.context.uc_link = &gpucc_scheduler;
     makecontext(&f.context, gpucc_fiber_main, 0);
   }
+  gpucc_block_cells.clear();
   for (;;) {
-    size_t finished = 0;
-    gpucc_block_cells.clear();  // a new interval between barriers
     for (auto &f : fibers) {
-      if (f.done) { finished++; continue; }
+      if (f.done || f.wait != gpucc_running_now) continue;
       threadIdx = f.index;
       gpucc_thread_id = int(&f - fibers.data());
       gpucc_running = &f;
       swapcontext(&gpucc_scheduler, &f.context);
       gpucc_running = nullptr;
-      if (f.done) finished++;
+    }
+    size_t finished = 0, shuffling = 0;
+    for (auto &f : fibers) {
+      finished += f.done;
+      shuffling += !f.done && f.wait == gpucc_at_shuffle;
     }
     if (finished == fibers.size()) break;
+    if (shuffling != 0) {
+      gpucc_release_shuffles(fibers);
+      continue;
+    }
     if (finished != 0) {
       fprintf(stderr, "gpucc CPU runtime: some threads of block (%u, %u, %u) ended while others wait at __syncthreads()\n", blockIdx.x, blockIdx.y, blockIdx.z);
       abort();
     }
+    gpucc_block_cells.clear();  // a new interval between barriers
+    for (auto &f : fibers) f.wait = gpucc_running_now;
   }
 }
 

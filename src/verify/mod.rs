@@ -313,7 +313,8 @@ fn shared_declarations(body: &str) -> String {
     out
 }
 
-/// Whether the body of `__global__ void kernel(...) { ... }` in `cu` holds `__syncthreads`.
+/// Whether the body of `__global__ void kernel(...) { ... }` in `cu` holds
+/// `__syncthreads` or a warp shuffle (threads that meet need fibers).
 fn kernel_has_barriers(cu: &str, kernel: &str) -> bool {
     let Some(at) = cu.find(&format!("__global__ void {kernel}(")) else {
         return true;
@@ -329,7 +330,7 @@ fn kernel_has_barriers(cu: &str, kernel: &str) -> bool {
             '}' => {
                 depth -= 1;
                 if depth == 0 {
-                    return body[..k].contains("__syncthreads");
+                    return body[..k].contains("__syncthreads") || body[..k].contains("__shfl");
                 }
             }
             _ => {}
