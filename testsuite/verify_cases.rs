@@ -213,3 +213,98 @@ fn atomics_are_not_races() {
         "{out}{err}"
     );
 }
+
+/// The block reductions gpucc writes for `reduce=` (warp shuffles, then the warps' results
+/// through shared memory; or a tree in shared memory) verify at a size with several blocks;
+/// without a barrier they race; a shuffle that a lane of its mask never reaches stops the
+/// CPU runtime, as it would hang or read garbage on a GPU; a wrong shuffle offset gives a
+/// wrong sum.
+#[test]
+fn block_reductions_are_checked_barrier_by_barrier_and_lane_by_lane() {
+    let compile = |recipe: &str| {
+        let out = scratch_path("reduction.cu");
+        let args: Vec<String> = [
+            "testsuite/deps/dot.c",
+            "--recipe",
+            recipe,
+            "-o",
+            out.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let (code, _, err) = gpucc(&args);
+        assert_eq!(code, 0, "{err}");
+        let cu = std::fs::read_to_string(&out).unwrap();
+        let _ = std::fs::remove_file(&out);
+        cu
+    };
+    let check = |cu: &str, name: &str| {
+        let path = scratch_path(name);
+        std::fs::write(&path, cu).unwrap();
+        let args: Vec<String> = [
+            "verify",
+            "testsuite/deps/dot.c",
+            path.to_str().unwrap(),
+            "--size",
+            "n=1000",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let result = gpucc(&args);
+        let _ = std::fs::remove_file(&path);
+        result
+    };
+    let warps = compile("testsuite/recipe/dot.lua");
+    let tree = compile("testsuite/recipe/reduce_tree.lua");
+    for (cu, name) in [(&warps, "warps.cu"), (&tree, "tree.cu")] {
+        let (code, out, err) = check(cu, name);
+        assert_eq!(code, 0, "{name}: {out}{err}");
+    }
+    let mutants = [
+        (
+            &warps,
+            "missing barrier",
+            "  __syncthreads();\n",
+            "",
+            "NOT verified: data race in kernel dot_kernel on sum_warps[",
+        ),
+        (
+            &warps,
+            "half a warp shuffles",
+            "if (warp == 0) {",
+            "if (lane < 16) {",
+            "lane 16 is named in a shuffle's mask but has ended",
+        ),
+        (
+            &warps,
+            "wrong shuffle offset",
+            "for (int offset = 16;",
+            "for (int offset = 8;",
+            "DIFFERENT, first at result[0]",
+        ),
+        (
+            &tree,
+            "missing barrier in the tree",
+            "    __syncthreads();\n",
+            "",
+            "NOT verified: data race in kernel dot_kernel on sum_parts[",
+        ),
+    ];
+    for (good, what, from, to, expected) in mutants {
+        assert!(
+            good.contains(from),
+            "{what}: the .cu no longer holds `{from}`; update the mutant"
+        );
+        let (code, out, err) = check(
+            &good.replacen(from, to, 1),
+            &format!("{}.cu", what.replace(' ', "_")),
+        );
+        assert_eq!(code, 1, "{what}: not rejected\n{out}{err}");
+        assert!(
+            out.contains(expected) || err.contains(expected),
+            "{what}: expected `{expected}`:\n{out}{err}"
+        );
+    }
+}

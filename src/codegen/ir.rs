@@ -47,6 +47,32 @@ pub struct KernelIr {
     /// `gridDim` per used dimension (host expressions), and `blockDim`.
     pub grid: Vec<Expr>,
     pub block: Vec<i64>,
+    /// How the kernel's reductions (`reduce=`) end, one per entry of the kernel's
+    /// `reductions`: after the body, each block combines its threads' partial results and
+    /// folds them into the element `target` names.
+    pub reductions: Vec<ReductionIr>,
+}
+
+/// Where a block's combined partial result of a reduction goes.
+#[derive(Clone, Debug)]
+pub struct ReductionIr {
+    /// Index into the kernel's [`crate::transform::cudaize::Kernel::reductions`].
+    pub reduction: usize,
+    /// Guards (over the block and host variables) around one [`Node::Instance`] of the
+    /// updating statement whose `args` are the subscripts of the element the block updates
+    /// (none for a scalar), not the statement's iterators.
+    pub target: Vec<Node>,
+}
+
+/// A scalar of the unit that a kernel writes: it lives in device memory while the unit
+/// runs, and kernels reach it through a pointer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceScalar {
+    pub array: crate::poly::ArrayId,
+    /// Its value from before the unit can be read: copy it in.
+    pub copy_in: bool,
+    /// Its value is visible after the unit: copy it out.
+    pub copy_out: bool,
 }
 
 /// All generated code of a unit.
@@ -55,8 +81,17 @@ pub struct Generated {
     /// The host code: loops that stay on the host, and launches.
     pub host: Vec<Node>,
     pub kernels: Vec<KernelIr>,
+    /// Scalars in device memory.
+    pub device_scalars: Vec<DeviceScalar>,
     /// What could not be done as the recipe asked, for the user.
     pub warnings: Vec<String>,
+}
+
+impl Generated {
+    /// Whether kernels reach `array` (a scalar) through a pointer to device memory.
+    pub fn in_device_memory(&self, array: crate::poly::ArrayId) -> bool {
+        self.device_scalars.iter().any(|d| d.array == array)
+    }
 }
 
 /// Replaces identifiers by name in an expression.

@@ -8,6 +8,10 @@
 //! and guards the remainders of tiles that do not divide the iteration space.
 
 pub mod ir;
+mod reduction;
+mod scalars;
+
+pub use scalars::in_device_memory;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::poly::affine::isl_name;
@@ -16,7 +20,7 @@ use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
 use crate::poly::ArrayKind;
 use crate::transform::cudaize::{Kernel, ThreadKind};
 use crate::transform::{Hw, LevelId, StmtKind, Transformed};
-use ir::{Expr, Generated, KernelIr, Node, Op, PrologueVar};
+use ir::{Expr, Generated, KernelIr, Node, Op, PrologueVar, ReductionIr};
 
 /// Generates the host code and the kernels of `t`.
 pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
@@ -34,6 +38,7 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
         Ok(Generated {
             host,
             kernels,
+            device_scalars: scalars::device_scalars(t, &ctx)?,
             warnings,
         })
     })();
@@ -89,8 +94,10 @@ fn check_all_in_kernels(t: &Transformed) -> Result<(), Diagnostics> {
                     t.program.statements[id].span,
                     "this statement is not in any kernel",
                 )
-                .with_label("no `cudaize` maps its loops to blocks and threads")
-                .with_hint("add a `cudaize` command whose block loops enclose this statement"),
+                .with_label("no `cudaize` puts it in a kernel")
+                .with_hint(format!(
+                    "add a `cudaize` command whose block loops enclose this statement, or a serial kernel for it: `cudaize({id}, \"name\", {{}}, {{}})`"
+                )),
             ),
             _ => None,
         })
@@ -623,6 +630,13 @@ fn kernel_code(
         }
     }
     let body = ir::prune(&body, &mut ranges);
+    let reductions = reduction::targets(t, ctx, kernel, &names)?
+        .into_iter()
+        .map(|r| ReductionIr {
+            target: ir::prune(&r.target, &mut ranges),
+            ..r
+        })
+        .collect();
     Ok(KernelIr {
         kernel: k,
         name: kernel.name.clone(),
@@ -631,6 +645,7 @@ fn kernel_code(
         body,
         grid,
         block,
+        reductions,
     })
 }
 

@@ -1,11 +1,12 @@
-//! The host code that replaces the compiled unit: device memory for the arrays the
-//! kernels use, copies in, the host loops and launches, copies out, frees; every CUDA
-//! call checked.
+//! The host code that replaces the compiled unit: device memory for the arrays and the
+//! scalars the kernels use, copies in, the host loops and launches, copies out, frees;
+//! every CUDA call checked.
 
 use super::cexpr::{from_ir, print, CExpr};
 use super::kernel::{kernel_int_params, loop_header};
 use super::statement::has_symbolic_inner_dims;
 use super::{constant_name, in_global_memory, uses_of, Lines};
+use crate::codegen::in_device_memory;
 use crate::codegen::ir::{Expr, Generated, KernelIr, Node};
 use crate::diag::{Diagnostic, Diagnostics, SourceFile};
 use crate::frontend::UnitKind;
@@ -93,19 +94,11 @@ pub(super) fn host_text(
             t.placement(*a) == Placement::Constant && p.arrays[*a].kind == ArrayKind::Outside
         })
         .collect();
-    let mut diags = Vec::new();
-    for a in &uses.written {
-        let array = &p.arrays[*a];
-        if array.is_scalar() && !matches!(array.kind, ArrayKind::Private { .. }) {
-            diags.push(
-                Diagnostic::error(p.unit.source, array.span, format!("a kernel writes the scalar `{}`", array.name))
-                    .with_note("each thread would write its own copy, and the value would not come back to the host")
-                    .with_hint(format!("declare `{}` inside the loops (one copy per iteration), or use a one-element array", array.name)),
-            );
-        }
-    }
     let sizes: Vec<Result<String, Diagnostic>> = global.iter().map(|a| byte_size(t, *a)).collect();
-    diags.extend(sizes.iter().filter_map(|s| s.as_ref().err().cloned()));
+    let diags: Diagnostics = sizes
+        .iter()
+        .filter_map(|s| s.as_ref().err().cloned())
+        .collect();
     if !diags.is_empty() {
         return Err(diags);
     }
@@ -161,6 +154,21 @@ pub(super) fn host_text(
             ));
         }
     }
+    for d in &g.device_scalars {
+        let array = &p.arrays[d.array];
+        let name = device_name(t, array);
+        let ty = array.elem.c_name();
+        w.line(&format!("{ty} *{name};"));
+        w.line(&format!(
+            "GPUCC_CHECK(cudaMalloc((void **)&{name}, sizeof({ty})));"
+        ));
+        if d.copy_in {
+            w.line(&format!(
+                "GPUCC_CHECK(cudaMemcpy({name}, &{}, sizeof({ty}), cudaMemcpyHostToDevice));",
+                array.name
+            ));
+        }
+    }
     for a in &constant {
         let array = &p.arrays[*a];
         let size = byte_size(t, *a).map_err(|d| vec![d])?;
@@ -182,10 +190,22 @@ pub(super) fn host_text(
             ));
         }
     }
-    for a in &global {
+    for d in &g.device_scalars {
+        let array = &p.arrays[d.array];
+        if d.copy_out {
+            w.line(&format!(
+                "GPUCC_CHECK(cudaMemcpy(&{}, {}, sizeof({}), cudaMemcpyDeviceToHost));",
+                array.name,
+                device_name(t, array),
+                array.elem.c_name()
+            ));
+        }
+    }
+    let scalars = g.device_scalars.iter().map(|d| d.array);
+    for a in global.iter().copied().chain(scalars) {
         w.line(&format!(
             "GPUCC_CHECK(cudaFree({}));",
-            device_name(t, &p.arrays[*a])
+            device_name(t, &p.arrays[a])
         ));
     }
     match p.unit.kind {
@@ -314,7 +334,7 @@ fn launch_text(t: &Transformed, k: &KernelIr, host_values: &[Expr]) -> String {
     let mut args: Vec<String> = Vec::new();
     for &a in &uses.arrays {
         let array = &p.arrays[a];
-        if in_global_memory(t, a) {
+        if in_global_memory(t, a) || in_device_memory(t, a) {
             args.push(device_name(t, array));
         } else if array.is_scalar() && array.kind == ArrayKind::Outside {
             args.push(array.name.clone());

@@ -1,25 +1,30 @@
 //! Kernels as CUDA text: the signature, the prologue that names the block and thread
-//! variables, the declarations (private variables, copies), and the body from the loop
-//! tree.
+//! variables, the declarations (private variables, copies, reductions' partial results),
+//! the body from the loop tree, and the end of each reduction.
 
 use super::cexpr::{self, from_ir, print, CExpr};
 use super::statement::{self, has_symbolic_inner_dims};
 use super::{in_global_memory, uses_of, Lines, Uses};
-use crate::codegen::coordinate_name;
 use crate::codegen::ir::{self, Expr, KernelIr, Node, Op};
+use crate::codegen::{coordinate_name, in_device_memory};
 use crate::poly::{AccessId, ArrayId, ArrayKind, StatementId};
 use crate::transform::cudaize::ThreadKind;
 use crate::transform::datacopy::{DataCopy, Memory};
 use crate::transform::{Placement, StmtKind, Transformed};
 
-/// `float (*__restrict__ A)[N]`, `const float *__restrict__ x`, `float alpha`.
+/// `float (*__restrict__ A)[N]`, `const float *__restrict__ x`, `float alpha`, and for a
+/// scalar in device memory `float *__restrict__ sum`.
 fn kernel_param(t: &Transformed, a: ArrayId, written: bool) -> String {
     let array = &t.program.arrays[a];
     let ty = array.elem.c_name();
-    if array.is_scalar() {
-        return format!("{ty} {}", array.name);
-    }
     let konst = if written { "" } else { "const " };
+    if array.is_scalar() {
+        return if in_device_memory(t, a) {
+            format!("{konst}{ty} *__restrict__ {}", array.name)
+        } else {
+            format!("{ty} {}", array.name)
+        };
+    }
     if array.extents.len() == 1 || has_symbolic_inner_dims(array) {
         format!("{konst}{ty} *__restrict__ {}", array.name)
     } else {
@@ -76,6 +81,9 @@ pub(super) fn kernel_int_params(t: &Transformed, k: &KernelIr, uses: &Uses) -> V
         }
     }
     walk(&k.body, &mut names);
+    for r in &k.reductions {
+        walk(&r.target, &mut names);
+    }
     for v in &k.prologue {
         ir::identifiers(&v.value, &mut names);
     }
@@ -125,7 +133,10 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
     let mut params: Vec<String> = Vec::new();
     for &a in &uses.arrays {
         let array = &p.arrays[a];
-        if in_global_memory(t, a) || (array.is_scalar() && array.kind == ArrayKind::Outside) {
+        if in_global_memory(t, a)
+            || (array.is_scalar() && array.kind == ArrayKind::Outside)
+            || in_device_memory(t, a)
+        {
             params.push(kernel_param(t, a, uses.written.contains(&a)));
         }
     }
@@ -151,12 +162,29 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
         )
         .collect();
     let sizes: Vec<String> = k.block.iter().map(|b| b.to_string()).collect();
-    w.line(&format!(
-        "/* Kernel {}: {}; {} threads per block. */",
-        k.name,
-        mapping.join(", "),
-        sizes.join(" x ")
-    ));
+    if kernel.is_serial() {
+        w.line(&format!(
+            "/* Kernel {}: serial, one thread runs it in program order. */",
+            k.name
+        ));
+    } else {
+        let reduced: Vec<String> = kernel
+            .reductions
+            .iter()
+            .map(|r| format!("`{}`", p.arrays[r.array].name))
+            .collect();
+        let reduced = if reduced.is_empty() {
+            String::new()
+        } else {
+            format!("; reduces {} across its threads", reduced.join(", "))
+        };
+        w.line(&format!(
+            "/* Kernel {}: {}; {} threads per block{reduced}. */",
+            k.name,
+            mapping.join(", "),
+            sizes.join(" x ")
+        ));
+    }
     w.line(&format!(
         "__global__ void {}({})",
         k.name,
@@ -167,7 +195,9 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
     // The body first: which prologue variables it reads is known once it is written.
     let mut body = Lines::new(1);
     write_nodes(&mut body, t, Some(k.kernel), &k.body);
+    let reductions = super::reduction::reduction_text(t, k);
     let mut used: Vec<String> = identifiers_in(&body.out);
+    used.extend(identifiers_in(&reductions.end));
     for v in k.prologue.iter().rev() {
         if used.contains(&v.name) {
             ir::identifiers(&v.value, &mut used);
@@ -237,7 +267,11 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
             Memory::Registers => w.line(&format!("{ty} {}{dims};", c.temp)),
         }
     }
+    for d in &reductions.declarations {
+        w.line(d);
+    }
     w.out.push_str(&body.out);
+    w.out.push_str(&reductions.end);
     w.indent -= 1;
     w.line("}");
     w.out
@@ -412,7 +446,13 @@ fn instance_text(t: &Transformed, kernel: Option<usize>, s: usize, args: &[Expr]
                 at += index.len();
                 indices.push((a, c, values));
             }
+            // The update of a reduction accumulates into the thread's partial result.
+            let reduction =
+                kernel.and_then(|k| t.kernels[k].reductions.iter().find(|r| r.statement == s));
             let rewrites = |a: AccessId| {
+                if let Some(r) = reduction.filter(|r| t.program.accesses[a].array == r.array) {
+                    return Some(CExpr::name(r.partial.clone()));
+                }
                 indices
                     .iter()
                     .find(|(x, _, _)| *x == a)
@@ -423,6 +463,7 @@ fn instance_text(t: &Transformed, kernel: Option<usize>, s: usize, args: &[Expr]
                 statement: id,
                 args: &args[..n],
                 rewrites: &rewrites,
+                in_kernel: kernel.is_some(),
             };
             format!("{};", print(&cx.statement()))
         }
@@ -496,7 +537,7 @@ fn thread_terms(t: &Transformed, k: usize, mut terms: Vec<(String, i64)>) -> Vec
 /// A condition as C: a comparison of affine sides is written with the variables on the
 /// left and the constant on the right (`tx + 16 * kk < 100`), in thread indices inside a
 /// kernel.
-fn condition(t: &Transformed, kernel: Option<usize>, e: &Expr) -> CExpr {
+pub(super) fn condition(t: &Transformed, kernel: Option<usize>, e: &Expr) -> CExpr {
     use crate::codegen::ir::Op as O;
     let rename = |x: &str| CExpr::name(x);
     let Expr::Op(op @ (O::Le | O::Lt | O::Ge | O::Gt | O::Eq), args) = e else {

@@ -12,6 +12,7 @@ pub mod cexpr;
 pub mod cpp_compat;
 mod host;
 mod kernel;
+mod reduction;
 mod statement;
 
 use crate::codegen::ir::{Generated, KernelIr, Node};
@@ -52,6 +53,7 @@ pub fn emit(
     let mut uses_floord = false;
     for (t, g) in units {
         let mut kernels = constant_declarations(t);
+        kernels.push_str(&reduction::helpers(t));
         for k in &g.kernels {
             uses_floord |= kernel_uses_floord(k);
             kernels.push_str(&kernel_text(t, k));
@@ -185,7 +187,11 @@ fn node_uses_floord(n: &Node) -> bool {
 }
 
 fn kernel_uses_floord(k: &KernelIr) -> bool {
-    k.body.iter().any(node_uses_floord) || k.prologue.iter().any(|p| cexpr::uses_floord(&p.value))
+    k.body.iter().any(node_uses_floord)
+        || k.prologue.iter().any(|p| cexpr::uses_floord(&p.value))
+        || k.reductions
+            .iter()
+            .any(|r| r.target.iter().any(node_uses_floord))
 }
 
 /// Lines of C with indentation.
@@ -311,6 +317,7 @@ pub fn code_text(t: &Transformed) -> Result<String, Diagnostics> {
     if !t.kernels.is_empty() && all_in_kernels {
         let g = crate::codegen::generate(t)?;
         let mut out = constant_declarations(t);
+        out.push_str(&reduction::helpers(t));
         for k in &g.kernels {
             out.push_str(&kernel_text(t, k));
             out.push('\n');
@@ -330,12 +337,29 @@ pub fn code_text(t: &Transformed) -> Result<String, Diagnostics> {
             .map(|l| t.levels[*l].name.as_str())
             .collect();
         let threads: Vec<&str> = k.threads.iter().map(|d| d.name.as_str()).collect();
-        w.line(&format!(
-            "/* kernel {}: blocks {}; threads {} */",
-            k.name,
-            blocks.join(", "),
-            threads.join(", ")
-        ));
+        let reduced: Vec<&str> = k
+            .reductions
+            .iter()
+            .map(|r| t.program.arrays[r.array].name.as_str())
+            .collect();
+        if k.is_serial() {
+            w.line(&format!("/* kernel {}: serial */", k.name));
+        } else if reduced.is_empty() {
+            w.line(&format!(
+                "/* kernel {}: blocks {}; threads {} */",
+                k.name,
+                blocks.join(", "),
+                threads.join(", ")
+            ));
+        } else {
+            w.line(&format!(
+                "/* kernel {}: blocks {}; threads {}; reduces {} */",
+                k.name,
+                blocks.join(", "),
+                threads.join(", "),
+                reduced.join(", ")
+            ));
+        }
     }
     for c in &t.copies {
         let memory = match c.memory {

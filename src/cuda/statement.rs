@@ -16,8 +16,12 @@ pub struct Context<'a> {
     pub statement: usize,
     /// Its iterators' values.
     pub args: &'a [Expr],
-    /// Accesses whose data lives in a copy temporary: the element of the temporary.
+    /// Accesses whose data lives elsewhere (a copy's temporary, a reduction's partial
+    /// result): what to print instead.
     pub rewrites: &'a dyn Fn(AccessId) -> Option<CExpr>,
+    /// The statement runs in a kernel (scalars in device memory are reached through their
+    /// pointers).
+    pub in_kernel: bool,
 }
 
 impl Context<'_> {
@@ -44,12 +48,9 @@ impl Context<'_> {
         match st.kind {
             StatementKind::Assign(e) => self.expr(e),
             StatementKind::Init { value } => {
-                let target = &self.t.program.arrays[self.t.program.accesses[st.write].array].name;
-                CExpr::Assign(
-                    "=",
-                    Box::new(CExpr::name(target.clone())),
-                    Box::new(self.expr(value)),
-                )
+                let target = (self.rewrites)(st.write)
+                    .unwrap_or_else(|| self.scalar(self.t.program.accesses[st.write].array));
+                CExpr::Assign("=", Box::new(target), Box::new(self.expr(value)))
             }
         }
     }
@@ -127,10 +128,25 @@ impl Context<'_> {
         if let Some(element) = (self.rewrites)(a) {
             return element;
         }
-        if matches!(array.kind, ArrayKind::Private { .. }) || array.is_scalar() {
+        if array.is_scalar() {
+            return self.scalar(access.array);
+        }
+        if matches!(array.kind, ArrayKind::Private { .. }) {
             return CExpr::index(CExpr::name(array.name.clone()), subscripts);
         }
         global_reference(self.t, access.array, subscripts, !access.is_write)
+    }
+}
+
+impl Context<'_> {
+    /// A scalar variable: `sum`, or `*sum` in a kernel when it lives in device memory.
+    fn scalar(&self, array: crate::poly::ArrayId) -> CExpr {
+        let name = CExpr::name(self.t.program.arrays[array].name.clone());
+        if self.in_kernel && crate::codegen::in_device_memory(self.t, array) {
+            CExpr::Unary("*", Box::new(name))
+        } else {
+            name
+        }
     }
 }
 

@@ -815,14 +815,34 @@ impl Interp<'_> {
                 if let Some((key, _)) = mapping
                     .fields
                     .iter()
-                    .find(|(key, _)| key != "block" && key != "thread")
+                    .find(|(key, _)| !["block", "thread", "reduce"].contains(&key.as_str()))
                 {
                     return Err(self
                         .error(mapping_arg.1, format!("`{key}` is not part of a mapping"))
-                        .with_hint("a mapping has `block={...}` and `thread={...}`"));
+                        .with_hint("a mapping has `block={...}`, `thread={...}` and `reduce={...}` (all optional: `{}` makes a serial kernel)"));
                 }
                 let blocks = loops_of(self, "block")?;
                 let threads = loops_of(self, "thread")?;
+                let reductions = match mapping.field("reduce") {
+                    Some(Value::Table(list)) => list
+                        .array
+                        .iter()
+                        .map(|v| self.string(&(v.clone(), mapping_arg.1), "a reduced variable"))
+                        .collect::<Eval<Vec<_>>>()?,
+                    Some(Value::Str(v)) => vec![v.clone()],
+                    Some(other) => {
+                        return Err(self
+                            .error(
+                                mapping_arg.1,
+                                format!(
+                                    "`reduce` must be a list of variable names, not {}",
+                                    other.type_name()
+                                ),
+                            )
+                            .with_hint("write `reduce={\"sum\"}`"))
+                    }
+                    None => Vec::new(),
+                };
                 let mut sizes = Vec::new();
                 if let Some((Value::Table(table), span)) = sizes_arg {
                     for (name, v) in &table.fields {
@@ -847,6 +867,7 @@ impl Interp<'_> {
                     name: &kernel,
                     blocks: &blocks,
                     threads: &threads,
+                    reductions: &reductions,
                     sizes,
                     statement: stmt,
                 };

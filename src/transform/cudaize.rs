@@ -3,9 +3,12 @@
 //! (`threadIdx.x`, `.y`, `.z`), in the order listed. The loops outside the first block
 //! loop stay on the host (a time loop becomes a loop of launches). Legal only when no
 //! dependence links instances that would run in different blocks, or in different
-//! threads, of one launch.
+//! threads, of one launch, except the updates of a variable listed in `reduce=`, whose
+//! partial results the kernel combines ([`super::reduction`]). Without block and thread
+//! loops, `cudaize` makes a serial kernel ([`super::serial`]).
 
 use super::legality::{dependence_deltas, describe};
+use super::reduction::{self, Reduction};
 use super::{unroll, LevelId, StmtKind, TResult, TransformError, Transformed};
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::ArrayId;
@@ -52,9 +55,17 @@ pub struct Kernel {
     /// Array sizes given to `cudaize` (C expressions), for arrays whose size the
     /// declaration does not say.
     pub sizes: Vec<(ArrayId, String)>,
+    /// The variables whose updates are split across the threads and blocks (`reduce=`).
+    pub reductions: Vec<Reduction>,
 }
 
 impl Kernel {
+    /// A kernel run by one thread of one block, in program order (no block or thread
+    /// loops).
+    pub fn is_serial(&self) -> bool {
+        self.blocks.is_empty() && self.threads.is_empty()
+    }
+
     /// Every level mapped to a block or thread index.
     pub fn hardware_levels(&self) -> Vec<LevelId> {
         let mut out = self.blocks.clone();
@@ -84,6 +95,8 @@ pub struct Request<'a> {
     pub name: &'a str,
     pub blocks: &'a [String],
     pub threads: &'a [String],
+    /// The variables named in `reduce={...}`.
+    pub reductions: &'a [String],
     pub sizes: Vec<(ArrayId, String)>,
     /// Restrict to the loops around this source statement.
     pub statement: Option<usize>,
@@ -104,13 +117,16 @@ pub fn cudaize(t: &mut Transformed, r: Request) -> TResult<()> {
         ))
         .hint("map at most three loops to `thread`"));
     }
-    if r.blocks.is_empty() && r.threads.is_empty() {
-        return Err(
-            TransformError::new("a kernel needs at least one block or thread loop")
-                .hint("write `cudaize(\"name\", {}, {block={\"ii\"}, thread={\"i\"}})`"),
-        );
-    }
     check_kernel_name(t, r.name)?;
+    if r.blocks.is_empty() && r.threads.is_empty() {
+        if !r.reductions.is_empty() {
+            return Err(TransformError::new(
+                "`reduce=` splits a reduction across threads, and this kernel has no block or thread loops",
+            )
+            .hint("map the reduction loop to threads (`thread={\"i\"}`), or drop `reduce=`: a serial kernel runs its updates in order"));
+        }
+        return super::serial::cudaize_serial(t, r.name, r.statement, r.sizes);
+    }
     let candidates: Vec<usize> = match r.statement {
         Some(s) => vec![s],
         None => (0..t.statements.len())
@@ -150,13 +166,14 @@ pub fn cudaize(t: &mut Transformed, r: Request) -> TResult<()> {
     for name in r.threads {
         threads.push(thread_dim(t, &region, &blocks, &host_levels, name)?);
     }
-    let kernel = Kernel {
+    let mut kernel = Kernel {
         name: r.name.to_string(),
         blocks,
         threads,
         statements: region,
         host_levels,
         sizes: r.sizes,
+        reductions: Vec::new(),
     };
     if kernel.block_size() > 1024 {
         let sizes: Vec<String> = kernel.threads.iter().map(|d| d.size.to_string()).collect();
@@ -167,6 +184,7 @@ pub fn cudaize(t: &mut Transformed, r: Request) -> TResult<()> {
         ))
         .hint("use smaller tiles for the thread loops"));
     }
+    kernel.reductions = reduction::reductions(t, &kernel, r.reductions)?;
     check_parallel(t, &kernel)?;
     t.kernels.push(kernel);
     Ok(())
@@ -332,6 +350,18 @@ fn thread_dim(
 /// isl text of the hardware coordinates of a compute statement of `kernel`: its host
 /// loop values, block loop values and thread values.
 pub fn coordinates_text(t: &Transformed, kernel: &Kernel, s: usize) -> Option<String> {
+    let dims = coordinate_values(t, kernel, s)?;
+    Some(format!(
+        "{}{{ {} -> [{}] }}",
+        t.params_prefix(),
+        t.tuple(s),
+        dims.join(", ")
+    ))
+}
+
+/// The values (isl expressions over statement `s`'s iterators) of its host loops, block
+/// loops and thread indices in `kernel`, in that order.
+pub fn coordinate_values(t: &Transformed, kernel: &Kernel, s: usize) -> Option<Vec<String>> {
     if !kernel.statements.contains(&s) {
         return None;
     }
@@ -353,12 +383,7 @@ pub fn coordinates_text(t: &Transformed, kernel: &Kernel, s: usize) -> Option<St
             _ => v,
         });
     }
-    Some(format!(
-        "{}{{ {} -> [{}] }}",
-        t.params_prefix(),
-        t.tuple(s),
-        dims.join(", ")
-    ))
+    Some(dims)
 }
 
 /// No dependence may link instances in different blocks, or different threads, of one
@@ -405,6 +430,11 @@ fn check_parallel(t: &Transformed, kernel: &Kernel) -> TResult<()> {
         differs(nh + nb..width)
     ))?;
     for (d, deltas) in dependence_deltas(t, &ctx, &|s| coordinates_text(t, kernel, s))? {
+        let reduced = reduction::reduction_dependence(t, d);
+        if reduced.is_some_and(|a| kernel.reductions.iter().any(|r| r.array == a)) {
+            // The kernel combines the threads' partial results of this update.
+            continue;
+        }
         let what = if !deltas.intersect(&across_blocks)?.is_empty()? {
             "blocks"
         } else if !deltas.intersect(&across_threads)?.is_empty()? {
@@ -416,11 +446,50 @@ fn check_parallel(t: &Transformed, kernel: &Kernel) -> TResult<()> {
             .carried_by
             .map(|l| format!(" (carried by `{}`)", t.program.loops[l].iterator))
             .unwrap_or_default();
-        return Err(TransformError::new(format!(
+        let error = TransformError::new(format!(
             "this mapping would run instances linked by {}{carried} in different {what}",
             describe(t, d)
-        ))
-        .hint("map only loops that carry no dependence to blocks and threads; keep the others sequential inside each thread"));
+        ));
+        let hint = match reduced {
+            Some(a) => reduction::missing_reduce_hint(t, kernel, d, a)?,
+            None => "map only loops that carry no dependence to blocks and threads; keep the others sequential inside each thread".to_string(),
+        };
+        return Err(error.hint(hint));
     }
     Ok(())
+}
+
+/// The mapping as a recipe writes it, with `reduce` listing `extra` besides the kernel's
+/// own: `{block={"ii"}, thread={"i"}, reduce={"sum"}}`.
+pub fn mapping_text(t: &Transformed, kernel: &Kernel, extra: Option<ArrayId>) -> String {
+    let quoted = |names: Vec<String>| -> String {
+        names
+            .iter()
+            .map(|n| format!("\"{n}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let blocks = kernel
+        .blocks
+        .iter()
+        .map(|l| t.levels[*l].name.clone())
+        .collect();
+    let threads = kernel.threads.iter().map(|d| d.name.clone()).collect();
+    let mut reduce: Vec<String> = kernel
+        .reductions
+        .iter()
+        .map(|r| t.program.arrays[r.array].name.clone())
+        .collect();
+    reduce.extend(extra.map(|a| t.program.arrays[a].name.clone()));
+    let mut parts = Vec::new();
+    if !kernel.blocks.is_empty() {
+        parts.push(format!("block={{{}}}", quoted(blocks)));
+    }
+    if !kernel.threads.is_empty() {
+        parts.push(format!("thread={{{}}}", quoted(threads)));
+    }
+    if !reduce.is_empty() {
+        parts.push(format!("reduce={{{}}}", quoted(reduce)));
+    }
+    format!("{{{}}}", parts.join(", "))
 }

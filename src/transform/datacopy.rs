@@ -156,6 +156,20 @@ fn make_copy(
         .hint("use cudaize first, then copy inside the kernel's loops"));
     };
     let kernel = t.kernels[k].clone();
+    if kernel.is_serial() {
+        return Err(TransformError::new(format!(
+            "kernel `{}` is serial (one thread), and {command} stages data for the threads of a block",
+            kernel.name
+        ))
+        .hint("copy in kernels with block and thread loops"));
+    }
+    if kernel.reductions.iter().any(|r| r.array == array) {
+        return Err(TransformError::new(format!(
+            "kernel `{}` reduces `{name}` across its threads: each thread accumulates it in a register already",
+            kernel.name
+        ))
+        .hint("copy only the data the reduction reads"));
+    }
     if kernel.blocks.contains(&level) || kernel.host_levels.contains(&level) {
         return Err(TransformError::new(format!(
             "`{}` is a block loop; a copy goes inside the loops a block runs",

@@ -7,14 +7,16 @@
 //! The order of sibling loops and statements is derived from the text's order
 //! ([`TStatement::order`]), so permuting the loops of one statement but not of its
 //! neighbour distributes the loop nest, as CHiLL does. Entry points: [`Transformed::new`]
-//! and the commands in the submodules ([`tile`], [`permute`], [`unroll`], [`cudaize`],
-//! [`datacopy`]); every command that changes the order of instances is checked by
-//! [`legality`].
+//! and the commands in the submodules ([`tile`], [`permute`], [`unroll`], [`cudaize`] with
+//! [`serial`] kernels and [`reduction`]s, [`datacopy`]); every command that changes the
+//! order of instances is checked by [`legality`].
 
 pub mod cudaize;
 pub mod datacopy;
 pub mod legality;
 pub mod permute;
+pub mod reduction;
+pub mod serial;
 pub mod tile;
 pub mod unroll;
 

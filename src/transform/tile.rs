@@ -61,7 +61,15 @@ pub fn check_fresh_name(t: &Transformed, name: &str) -> TResult<()> {
                 .hint("give the new loop a name that is not used yet"),
         );
     }
-    if t.program.params.iter().any(|p| p == name) || t.program.arrays.iter().any(|a| a.name == name)
+    let partial = |n: &str| {
+        t.kernels
+            .iter()
+            .flat_map(|k| &k.reductions)
+            .any(|r| r.partial == n)
+    };
+    if t.program.params.iter().any(|p| p == name)
+        || t.program.arrays.iter().any(|a| a.name == name)
+        || partial(name)
     {
         return Err(TransformError::new(format!(
             "`{name}` is already the name of a variable of the program"

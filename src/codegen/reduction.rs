@@ -1,0 +1,127 @@
+//! Where each block's result of a kernel's reduction goes: the element the update
+//! statement writes, as expressions of the block and host variables (isl's AST generator
+//! writes them, with a guard where a block may hold no instance of the update).
+
+use super::ir::{Node, ReductionIr};
+use super::{level_values, prefix, value_of, KernelNames};
+use crate::poly::astbuild::{self, AstNode};
+use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
+use crate::transform::cudaize::Kernel;
+use crate::transform::{StmtKind, Transformed};
+
+/// One [`ReductionIr`] per reduction of `kernel`.
+pub fn targets(
+    t: &Transformed,
+    ctx: &Ctx,
+    kernel: &Kernel,
+    names: &KernelNames,
+) -> Result<Vec<ReductionIr>, IslError> {
+    let p = &t.program;
+    // The element is a function of the program's parameters and the host and block
+    // variables; each block variable ranges over its loop's values.
+    let mut params: Vec<String> = p.params.clone();
+    params.extend(names.host.iter().cloned());
+    let outer = params.clone();
+    params.extend(names.blocks.iter().cloned());
+    let params = &params;
+    let mut context = Set::parse(ctx, &format!("{}{{ : }}", prefix(params)))?;
+    for (l, name) in kernel.blocks.iter().zip(&names.blocks) {
+        let values = level_values(t, ctx, kernel, *l, &outer, &[])?;
+        context = context.intersect_params(&values.as_parameter(name)?)?;
+    }
+    let context = &context;
+    let mut out = Vec::new();
+    for (r, reduction) in kernel.reductions.iter().enumerate() {
+        let s = reduction.statement;
+        let StmtKind::Compute(id) = t.statements[s].kind else {
+            panic!("a reduction is the update of a source statement");
+        };
+        let write = &p.accesses[p.statements[id].write];
+        let outs: Vec<String> = (0..write.subscripts.len())
+            .map(|k| format!("__e{k}"))
+            .collect();
+        let mut conds: Vec<String> = kernel
+            .host_levels
+            .iter()
+            .zip(&names.host)
+            .chain(kernel.blocks.iter().zip(&names.blocks))
+            .map(|(l, name)| format!("{} = {name}", value_of(t, s, *l)))
+            .collect();
+        for (sub, e) in write.subscripts.iter().zip(&outs) {
+            conds.push(sub.equals_text(e));
+        }
+        if conds.is_empty() {
+            conds.push("0 = 0".into());
+        }
+        let elements = Map::parse(
+            ctx,
+            &format!(
+                "{}{{ {} -> R[{}] : {} }}",
+                prefix(params),
+                t.tuple(s),
+                outs.join(", "),
+                conds.join(" and ")
+            ),
+        )?
+        .intersect_domain(&Set::parse(ctx, &t.statements[s].domain)?)?
+        .range()?;
+        // One element per block (cudaize checked it): isl writes each dimension as the
+        // value it has, not as a loop.
+        let mut time = vec!["0".to_string()];
+        time.extend(outs.iter().cloned());
+        let schedule = Map::parse(
+            ctx,
+            &format!(
+                "{}{{ R[{}] -> [{}] }}",
+                prefix(params),
+                outs.join(", "),
+                time.join(", ")
+            ),
+        )?
+        .intersect_domain(&elements)?;
+        let schedule = UnionMap::parse_all(ctx, std::iter::once(schedule.to_string().as_str()))?;
+        let ast = astbuild::build_ast(ctx, context, &schedule, None)?;
+        out.push(ReductionIr {
+            reduction: r,
+            target: target_ir(&ast, s),
+        });
+    }
+    Ok(out)
+}
+
+fn target_ir(nodes: &[AstNode], statement: usize) -> Vec<Node> {
+    nodes
+        .iter()
+        .map(|n| match n {
+            AstNode::For {
+                iterator,
+                init,
+                cond,
+                inc,
+                body,
+            } => Node::For {
+                var: iterator.clone(),
+                init: init.clone(),
+                cond: cond.clone(),
+                step: match inc {
+                    super::Expr::Int(v) => *v,
+                    _ => 1,
+                },
+                body: target_ir(body, statement),
+            },
+            AstNode::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => Node::If {
+                cond: cond.clone(),
+                then_branch: target_ir(then_branch, statement),
+                else_branch: else_branch.as_ref().map(|b| target_ir(b, statement)),
+            },
+            AstNode::User { args, .. } => Node::Instance {
+                statement,
+                args: args.clone(),
+            },
+        })
+        .collect()
+}

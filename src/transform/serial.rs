@@ -1,0 +1,140 @@
+//! Serial kernels: `cudaize("name", {}, {})`, a mapping with no block and no thread loops,
+//! makes a kernel that one thread of one block runs (`<<<1, 1>>>`), in program order. It
+//! is the fallback for code that cannot run in parallel (all its loops carry
+//! dependences) and the home of statements outside all loops, and it is always legal:
+//! one thread runs its statements in their order, and kernels launch in program order.
+//!
+//! A serial kernel takes whole *top-level items* (outermost loop nests, and statements
+//! outside all loops) whose statements are in no kernel yet: with a statement number, the
+//! maximal run of consecutive such items that holds that statement; without one, the
+//! only such run (several are an error that lists them).
+
+use super::cudaize::Kernel;
+use super::{StmtKind, TResult, TransformError, Transformed};
+use crate::poly::ArrayId;
+
+pub fn cudaize_serial(
+    t: &mut Transformed,
+    name: &str,
+    statement: Option<usize>,
+    sizes: Vec<(ArrayId, String)>,
+) -> TResult<()> {
+    let items = top_level_items(t);
+    let free = |item: &[usize]| item.iter().all(|s| t.kernel_of(*s).is_none());
+    let describe = |s: usize| {
+        match t.statements[s].kind {
+        StmtKind::Compute(id) => (id, t.program.statements[id].line),
+        _ => panic!("only kernels hold copies and barriers, and a serial kernel takes no kernel's statements"),
+    }
+    };
+    // Maximal runs of consecutive free items, as ranges of item indices.
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for (k, item) in items.iter().enumerate() {
+        if !free(item) {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(r) if r.end == k => r.end = k + 1,
+            _ => runs.push(k..k + 1),
+        }
+    }
+    let run = match statement {
+        Some(s) => {
+            let (id, line) = describe(s);
+            if let Some(k) = t.kernel_of(s) {
+                return Err(TransformError::new(format!(
+                    "statement {id} (line {line}) is in kernel `{}` already",
+                    t.kernels[k].name
+                ))
+                .hint("give the number of a statement that is in no kernel yet"));
+            }
+            let item = items
+                .iter()
+                .position(|i| i.contains(&s))
+                .expect("every statement is in a top-level item");
+            match runs.iter().find(|r| r.contains(&item)) {
+                Some(r) => r.clone(),
+                None => {
+                    let k = items[item]
+                        .iter()
+                        .find_map(|x| t.kernel_of(*x))
+                        .expect("an item that is not free holds a kernel's statement");
+                    return Err(TransformError::new(format!(
+                        "statement {id} (line {line}) shares its outermost loop with statements of kernel `{}`",
+                        t.kernels[k].name
+                    ))
+                    .note("a serial kernel takes whole loop nests")
+                    .hint("give the other statements of the nest a kernel first with a statement number, or make one serial kernel of the whole nest before mapping any of it"));
+                }
+            }
+        }
+        None => match runs.as_slice() {
+            [one] => one.clone(),
+            [] => {
+                return Err(
+                    TransformError::new("every statement is in a kernel already")
+                        .hint("remove this cudaize, or give it loops of its own"),
+                )
+            }
+            several => {
+                let listed: Vec<String> = several
+                    .iter()
+                    .map(|r| {
+                        let members: Vec<(usize, usize)> = items[r.clone()]
+                            .iter()
+                            .flatten()
+                            .map(|s| describe(*s))
+                            .collect();
+                        let ids: Vec<String> =
+                            members.iter().map(|(id, _)| id.to_string()).collect();
+                        let lines: Vec<String> =
+                            members.iter().map(|(_, l)| l.to_string()).collect();
+                        format!(
+                            "statement{} {} (line{} {})",
+                            if ids.len() == 1 { "" } else { "s" },
+                            ids.join(", "),
+                            if lines.len() == 1 { "" } else { "s" },
+                            lines.join(", ")
+                        )
+                    })
+                    .collect();
+                let first = describe(items[several[0].start][0]).0;
+                return Err(TransformError::new(format!(
+                    "the statements in no kernel form {} separate runs, and a serial kernel takes one",
+                    several.len()
+                ))
+                .note(format!("the runs: {}", listed.join("; ")))
+                .hint(format!(
+                    "give a statement number first to choose a run: `cudaize({first}, \"{name}\", {{}}, {{}})`"
+                )));
+            }
+        },
+    };
+    let mut statements: Vec<usize> = items[run].iter().flatten().copied().collect();
+    statements.sort_unstable();
+    t.kernels.push(Kernel {
+        name: name.to_string(),
+        blocks: Vec::new(),
+        threads: Vec::new(),
+        statements,
+        host_levels: Vec::new(),
+        sizes,
+        reductions: Vec::new(),
+    });
+    Ok(())
+}
+
+/// The statements of each top-level item (an outermost loop nest, or a statement outside
+/// all loops), in program order.
+fn top_level_items(t: &Transformed) -> Vec<Vec<usize>> {
+    let positions = t.positions();
+    let mut items: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (s, p) in positions.iter().enumerate() {
+        match items.iter_mut().find(|(at, _)| *at == p[0]) {
+            Some((_, members)) => members.push(s),
+            None => items.push((p[0], vec![s])),
+        }
+    }
+    items.sort_by_key(|(at, _)| *at);
+    items.into_iter().map(|(_, members)| members).collect()
+}
