@@ -73,6 +73,9 @@ pub struct DeviceScalar {
     pub copy_in: bool,
     /// Its value is visible after the unit: copy it out.
     pub copy_out: bool,
+    /// Declared at the top level of a `#pragma scop` region, so visible after it: the host
+    /// code declares it (before the block that replaces the region) to copy it out into.
+    pub host_declaration: bool,
 }
 
 /// All generated code of a unit.

@@ -3,7 +3,7 @@
 //! every kernel sees the value the previous one left. It is copied in when a read can see
 //! its value from before the unit (a read with no earlier write in the unit, by the
 //! dependence analysis), and copied out when the value is visible after the unit (a
-//! variable declared before a `#pragma scop` region).
+//! variable declared before a `#pragma scop` region, or at the region's top level).
 
 use super::ir::DeviceScalar;
 use crate::deps::DepKind;
@@ -20,10 +20,13 @@ pub fn device_scalars(t: &Transformed, ctx: &Ctx) -> Result<Vec<DeviceScalar>, I
             continue;
         }
         let outside = array.kind == ArrayKind::Outside;
+        let scop = matches!(p.unit.kind, UnitKind::Scop(_));
+        let top_level = scop && array.kind == ArrayKind::Local && declared_at_top_level(t, a);
         out.push(DeviceScalar {
             array: a,
             copy_in: outside && reads_value_from_before(t, ctx, a)?,
-            copy_out: outside && matches!(p.unit.kind, UnitKind::Scop(_)),
+            copy_out: (outside && scop) || top_level,
+            host_declaration: top_level,
         });
     }
     Ok(out)
@@ -39,6 +42,22 @@ pub fn in_device_memory(t: &Transformed, array: ArrayId) -> bool {
         && t.statements.iter().enumerate().any(|(s, st)| {
             matches!(st.kind, StmtKind::Compute(id) if p.accesses[p.statements[id].write].array == array)
                 && t.kernel_of(s).is_some()
+        })
+}
+
+/// Whether `array` is declared by a statement at the top level of the unit's body (for a
+/// `#pragma scop` region: in the block around the region, so visible after it).
+fn declared_at_top_level(t: &Transformed, array: ArrayId) -> bool {
+    let p = &t.program;
+    p.unit
+        .body
+        .iter()
+        .any(|s| match &p.unit.ast.stmts[*s].kind {
+            crate::frontend::ast::StmtKind::Decl(d) => d
+                .declarators
+                .iter()
+                .any(|x| x.name_span == p.arrays[array].span),
+            _ => false,
         })
 }
 

@@ -126,6 +126,11 @@ pub(super) fn host_text(
         }
         UnitKind::Scop(_) => {
             w.indent -= 1;
+            // Scalars declared in the region stay visible after it.
+            for d in g.device_scalars.iter().filter(|d| d.host_declaration) {
+                let array = &p.arrays[d.array];
+                w.line(&format!("{} {};", array.elem.c_name(), array.name));
+            }
             w.line("{");
             w.indent += 1;
             w.line("/* gpucc: this #pragma scop region runs on the GPU. */");

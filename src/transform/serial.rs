@@ -71,10 +71,26 @@ pub fn cudaize_serial(
         None => match runs.as_slice() {
             [one] => one.clone(),
             [] => {
-                return Err(
-                    TransformError::new("every statement is in a kernel already")
-                        .hint("remove this cudaize, or give it loops of its own"),
-                )
+                // Statements left in loop nests that other kernels took part of.
+                let left = (0..t.statements.len()).find(|s| t.kernel_of(*s).is_none());
+                return Err(match left {
+                    None => TransformError::new("every statement is in a kernel already")
+                        .hint("remove this cudaize"),
+                    Some(s) => {
+                        let (id, line) = describe(s);
+                        let k = items
+                            .iter()
+                            .find(|i| i.contains(&s))
+                            .and_then(|i| i.iter().find_map(|x| t.kernel_of(*x)))
+                            .expect("a statement in no run shares its item with a kernel");
+                        TransformError::new(format!(
+                            "statement {id} (line {line}) is in no kernel, but shares its outermost loop with kernel `{}`",
+                            t.kernels[k].name
+                        ))
+                        .note("a serial kernel takes whole loop nests")
+                        .hint("give it a kernel with block or thread loops, or make one serial kernel of the whole nest before mapping any of it")
+                    }
+                });
             }
             several => {
                 let listed: Vec<String> = several
