@@ -70,11 +70,6 @@ pub fn frontend_options(args: &[String]) -> gpucc::frontend::FrontendOptions {
     o
 }
 
-/// The lowered programs of a case file.
-pub fn programs(path: &Path) -> Vec<gpucc::poly::Program> {
-    programs_with(path, &case_args(path))
-}
-
 /// The lowered programs of a C file with the options `args` (`-D`, `--function`, ...).
 pub fn programs_with(path: &Path, args: &[String]) -> Vec<gpucc::poly::Program> {
     use gpucc::diag::{render, SourceFile, SourceMap};

@@ -4,6 +4,9 @@
 //! Exit codes: 0 success; 1 the input was refused (diagnostics printed); 2 a usage error
 //! (bad command line); 3 an internal error (a bug in gpucc).
 
+mod compile;
+mod explain;
+
 use crate::deps::{self, Dependences};
 use crate::diag::{self, Diagnostic, Diagnostics, Severity, SourceFile, SourceMap};
 use crate::frontend::{self, FrontendOptions};
@@ -37,6 +40,8 @@ enum Command {
     /// Check a `.cu` against its C: run both on the same pseudo-random inputs (the `.cu`
     /// on gpucc's CPU stand-in for CUDA) and compare every array the code writes.
     Verify(VerifyArgs),
+    /// Write the strategy generator's variants as recipe files, ranked by predicted time.
+    Strategies(StrategiesArgs),
 }
 
 #[derive(Args, Debug)]
@@ -44,7 +49,7 @@ struct CompileArgs {
     #[command(flatten)]
     input: InputArgs,
     /// The recipe: the loop transformations to apply (see recipes/README.md). Without
-    /// one, gpucc writes one (Phase I: blocks and threads only) into the `.cu` header.
+    /// one, gpucc generates variants, ranks them, and writes the best into the `.cu`.
     #[arg(long, value_name = "R.lua")]
     recipe: Option<PathBuf>,
     /// Give a recipe parameter a value (`-P TI=32`).
@@ -53,11 +58,42 @@ struct CompileArgs {
     /// Where to write the CUDA file (default: the input with the extension `.cu`).
     #[arg(short = 'o', value_name = "OUT.cu")]
     output: Option<PathBuf>,
-    /// Check the written file against the C (as `gpucc verify` does); exit 1 if it differs.
-    #[arg(long)]
+    /// Check the written file against the C (as `gpucc verify` does); exit 1 if it
+    /// differs. On by default without --recipe.
+    #[arg(long, conflicts_with = "no_verify")]
     verify: bool,
+    /// Do not check the CUDA that gpucc's own recipe makes.
+    #[arg(long)]
+    no_verify: bool,
+    /// Print the strategy generator's decisions and ranking (without --recipe).
+    #[arg(long)]
+    explain: bool,
+    /// With --explain: print the decisions and the ranking as JSON.
+    #[arg(long, requires = "explain")]
+    json: bool,
+    #[command(flatten)]
+    target: TargetArgs,
     #[command(flatten)]
     check: CheckArgs,
+}
+
+/// The device a strategy is made for.
+#[derive(Args, Debug)]
+struct TargetArgs {
+    /// The target GPU, a description in benchmarks/devices/ (h100, h200, a100, v100, ...).
+    #[arg(long = "device", value_name = "NAME", default_value = "h100")]
+    device: String,
+}
+
+#[derive(Args, Debug)]
+struct StrategiesArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The directory to write the recipes into (created if missing).
+    #[arg(short = 'o', value_name = "DIR")]
+    output: PathBuf,
+    #[command(flatten)]
+    target: TargetArgs,
 }
 
 /// The inputs of a check.
@@ -90,7 +126,7 @@ struct VerifyArgs {
 }
 
 /// Which code to read and how.
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 struct InputArgs {
     /// The C file.
     file: PathBuf,
@@ -182,7 +218,8 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
     // `compile` is the default command: `gpucc FILE.c ...`.
     let mut args = args.to_vec();
     if let Some(first) = args.get(1) {
-        let is_command = ["compile", "deps", "verify", "help"].contains(&first.as_str());
+        let is_command =
+            ["compile", "deps", "verify", "strategies", "help"].contains(&first.as_str());
         if !is_command && !first.starts_with('-') {
             args.insert(1, "compile".to_string());
         }
@@ -202,300 +239,10 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         }
     };
     match cli.command {
-        Command::Compile(a) => compile_command(&a, out, err, color),
+        Command::Compile(a) => compile::compile_command(&a, out, err, color),
         Command::Deps(a) => deps_command(&a, out, err, color),
-        Command::Verify(a) => verify_command(&a, out, err, color),
-    }
-}
-
-fn compile_command(a: &CompileArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
-    let compiled = match compile(&a.input, a.recipe.as_deref(), &a.param, out, err, color) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let output = a
-        .output
-        .clone()
-        .unwrap_or_else(|| a.input.file.with_extension("cu"));
-    if let Err(e) = std::fs::write(&output, &compiled.text) {
-        let d = Diagnostic::error_nowhere(format!("cannot write `{}`: {e}", output.display()))
-            .with_hint("check that the directory exists and is writable");
-        return report_failure(&compiled.sources, &[d], err, color);
-    }
-    let _ = writeln!(
-        err,
-        "gpucc: wrote {} ({} {}: {})",
-        output.display(),
-        compiled.kernels.len(),
-        if compiled.kernels.len() == 1 {
-            "kernel"
-        } else {
-            "kernels"
-        },
-        compiled.kernels.join(", ")
-    );
-    if a.verify {
-        let what = output.display().to_string();
-        return check(
-            &a.input,
-            &compiled.program,
-            &compiled.text,
-            &what,
-            &a.check,
-            out,
-            err,
-        );
-    }
-    EXIT_OK
-}
-
-/// A compiled file, before it is written.
-struct Compiled {
-    sources: SourceMap,
-    text: String,
-    /// The program the `.cu` was made from (for the check).
-    program: Program,
-    kernels: Vec<String>,
-}
-
-/// The name a recipe that gpucc wrote goes by in diagnostics and the `.cu` header.
-const GENERATED_RECIPE: &str = "(written by gpucc)";
-
-/// Runs the whole pipeline on `input` with the recipe (without one, with the recipe the
-/// strategy stage writes); diagnostics are printed, and an error gives the exit code.
-fn compile(
-    input: &InputArgs,
-    recipe_path: Option<&std::path::Path>,
-    params: &[(String, String)],
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-    color: bool,
-) -> Result<Compiled, i32> {
-    let Analysis {
-        mut sources,
-        programs,
-        macros,
-        ..
-    } = analyze(input).map_err(|(sources, diags)| report_failure(&sources, &diags, err, color))?;
-    let file_id = crate::diag::SourceId(0);
-    if programs.len() > 1 {
-        let d = Diagnostic::error_nowhere(format!(
-            "`{}` has {} `#pragma scop` regions, and a recipe describes one",
-            input.file.display(),
-            programs.len()
-        ))
-        .with_hint("compile one function with --function NAME, or keep one region per file");
-        return Err(report_failure(&sources, &[d], err, color));
-    }
-    let (recipe_name, recipe_text) = match recipe_path {
-        Some(path) => match std::fs::read(path) {
-            Ok(b) => (
-                path.display().to_string(),
-                String::from_utf8_lossy(&b).into_owned(),
-            ),
-            Err(e) => {
-                let d = Diagnostic::error_nowhere(format!(
-                    "cannot read the recipe `{}`: {e}",
-                    path.display()
-                ))
-                .with_hint("check the path");
-                return Err(report_failure(&sources, &[d], err, color));
-            }
-        },
-        None => {
-            let (program, deps) = &programs[0];
-            match crate::strategy::partition(program, deps) {
-                Ok(s) => (GENERATED_RECIPE.to_string(), s.recipe),
-                Err(why) => {
-                    let d = Diagnostic::error_nowhere(format!(
-                        "gpucc found no way to run {} on the GPU: {why}",
-                        program.unit.describe()
-                    ))
-                    .with_hint(
-                        "write a recipe (recipes/README.md) and pass it with --recipe R.lua",
-                    );
-                    return Err(report_failure(&sources, &[d], err, color));
-                }
-            }
-        }
-    };
-    let recipe_id = sources.add(SourceFile::new(recipe_name.clone(), recipe_text.clone()));
-    let recipe = crate::recipe::parse(sources.get(recipe_id), recipe_id)
-        .map_err(|d| report_failure(&sources, &d, err, color))?;
-    let mut units = Vec::new();
-    let mut used_params = Vec::new();
-    for (program, deps) in programs {
-        let t = crate::transform::Transformed::new(program, deps);
-        let options = crate::recipe::RunOptions {
-            params,
-            macros: &macros,
-        };
-        let result = crate::recipe::run(&recipe, t, &options)
-            .map_err(|d| report_failure(&sources, &d, err, color))?;
-        if !result.warnings.is_empty() {
-            let _ = write!(err, "{}", diag::render(&sources, &result.warnings, color));
-        }
-        let _ = write!(out, "{}", result.output);
-        used_params = result.params;
-        let generated = crate::codegen::generate(&result.transformed)
-            .map_err(|d| report_failure(&sources, &d, err, color))?;
-        for w in &generated.warnings {
-            let _ = writeln!(err, "warning: {w}");
-        }
-        units.push((result.transformed, generated));
-    }
-    let options = crate::cuda::EmitOptions {
-        recipe: Some(crate::cuda::RecipeInfo {
-            path: &recipe_name,
-            text: &recipe_text,
-            params: &used_params,
-        }),
-        target: "sm_90",
-        defines: &input.define,
-    };
-    let text = crate::cuda::emit(sources.get(file_id), &units, &options)
-        .map_err(|d| report_failure(&sources, &d, err, color))?;
-    let kernels = units
-        .iter()
-        .flat_map(|(t, _)| t.kernels.iter().map(|k| k.name.clone()))
-        .collect();
-    let program = units
-        .into_iter()
-        .next()
-        .map(|(t, _)| t.program)
-        .expect("a file has at least one unit");
-    Ok(Compiled {
-        sources,
-        text,
-        program,
-        kernels,
-    })
-}
-
-fn verify_command(a: &VerifyArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
-    match (&a.cu, &a.recipe) {
-        (Some(cu_path), None) => {
-            let cu = match std::fs::read(cu_path) {
-                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-                Err(e) => {
-                    let _ = writeln!(
-                        err,
-                        "error: cannot read `{}`: {e}\n  = hint: check the path",
-                        cu_path.display()
-                    );
-                    return EXIT_USER_ERROR;
-                }
-            };
-            let Analysis {
-                sources, programs, ..
-            } = match analyze(&a.input) {
-                Ok(x) => x,
-                Err((sources, diags)) => return report_failure(&sources, &diags, err, color),
-            };
-            if programs.len() != 1 {
-                let d = Diagnostic::error_nowhere(format!(
-                    "`{}` has {} `#pragma scop` regions; a check compares one",
-                    a.input.file.display(),
-                    programs.len()
-                ))
-                .with_hint("name the function with --function NAME");
-                return report_failure(&sources, &[d], err, color);
-            }
-            let program = &programs[0].0;
-            check(
-                &a.input,
-                program,
-                &cu,
-                &cu_path.display().to_string(),
-                &a.check,
-                out,
-                err,
-            )
-        }
-        (None, Some(recipe)) => {
-            let compiled = match compile(&a.input, Some(recipe), &a.param, out, err, color) {
-                Ok(c) => c,
-                Err(code) => return code,
-            };
-            let what = format!("the CUDA that {} makes", recipe.display());
-            check(
-                &a.input,
-                &compiled.program,
-                &compiled.text,
-                &what,
-                &a.check,
-                out,
-                err,
-            )
-        }
-        _ => {
-            let _ = writeln!(
-                err,
-                "error: give the CUDA file to check (`gpucc verify FILE.c OUT.cu`) or a recipe to compile with (`gpucc verify FILE.c --recipe R.lua`)"
-            );
-            EXIT_USAGE
-        }
-    }
-}
-
-/// Checks `cu` against the C of `input` on the CPU and prints the comparison.
-fn check(
-    input: &InputArgs,
-    program: &Program,
-    cu: &str,
-    what: &str,
-    inputs: &CheckArgs,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let sizes = &inputs.sizes;
-    let unknown: Vec<&str> = sizes
-        .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| !program.params.iter().any(|p| p == n))
-        .collect();
-    if !unknown.is_empty() {
-        let known = if program.params.is_empty() {
-            "the code has no size parameters".to_string()
-        } else {
-            format!("its size parameters are: {}", program.params.join(", "))
-        };
-        let _ = writeln!(
-            err,
-            "error: --size names {}, which is not a size parameter of the code\n  = note: {known}",
-            unknown.join(", ")
-        );
-        return EXIT_USER_ERROR;
-    }
-    let options = crate::verify::CheckOptions {
-        c_file: &input.file,
-        defines: &input.define,
-        include_dirs: &input.include,
-        sizes,
-        diagonally_dominant: inputs.diagonally_dominant,
-    };
-    let _ = writeln!(
-        err,
-        "gpucc: checking {what} against {} ({}) on the CPU",
-        input.file.display(),
-        program.unit.describe()
-    );
-    match crate::verify::check_on_cpu(program, cu, &options) {
-        Ok(outcome) => {
-            let _ = write!(out, "{}", crate::verify::report(&outcome));
-            if outcome.passed() {
-                EXIT_OK
-            } else {
-                EXIT_USER_ERROR
-            }
-        }
-        Err(e) => {
-            let _ = writeln!(
-                err,
-                "error: the check could not run: {e}\n  = hint: a .cu that the C++ compiler refuses is not a gpucc output, or was edited"
-            );
-            EXIT_USER_ERROR
-        }
+        Command::Verify(a) => compile::verify_command(&a, out, err, color),
+        Command::Strategies(a) => compile::strategies_command(&a, out, err, color),
     }
 }
 

@@ -1,238 +1,258 @@
-//! Strategy stage: writes a recipe for a program that comes without one (DESIGN §9; seed
-//! 004, §5.3, Phase I "computation partitioning").
+//! Strategy stage: writes recipes for a program that comes without one — the
+//! Transformation Strategy Generator of seed 004 (Chapters 4 and 5; DESIGN §9).
 //!
-//! Entry point: [`partition`]. Today it makes one recipe, with no data placement: each
-//! loop nest whose outer loops carry dependences keeps them on the host (time steps, a
-//! loop of launches); under them, the first parallel loop and a parallel loop directly
-//! inside it are tiled and mapped to blocks and threads, the one that indexes the last
-//! dimension of the written array on `threadIdx.x` so that writes coalesce. Loops inside
-//! the mapped ones, parallel or not, run in each thread. The recipe goes through the
-//! normal recipe interpreter, so every step is checked against the dependences.
+//! Entry point: [`plan`]. The program is cut into *items* in program order: nests whose
+//! loops can be mapped to blocks and threads ([`Item::Parallel`]), and statements that must
+//! run in one thread ([`Item::Serial`]: code outside loops, or nests whose every loop
+//! carries a dependence — the fallback, slow but correct). For each parallel nest:
+//!
+//! - Phase I ([`partition`], §5.3): candidate mappings of its loops to blocks and threads;
+//! - Phase II ([`placement`], §5.4): where each array may go;
+//! - Phase III ([`variants`], §5.5, §5.7): every subset of the placements, with tile-size
+//!   parameters whose candidate values obey the device and the occupancy rule
+//!   ([`occupancy`]).
+//!
+//! [`Plan::recipe`] writes the recipe of one choice of variants, commented so that a person
+//! can read, edit and replay it. The stage does not judge legality or speed: the recipe
+//! interpreter checks every command against the dependences, and the tuner ([`crate::tune`])
+//! ranks what is legal.
 
-use crate::deps::{Dependences, LoopKind};
-use crate::poly::affine::Var;
-use crate::poly::{LoopId, Program};
-use std::fmt::Write as _;
+pub mod analysis;
+pub mod occupancy;
+pub mod partition;
+pub mod placement;
+mod text;
+pub mod variants;
 
-/// Threads along `threadIdx.x` for a 2-D mapping, and along `threadIdx.y`.
-const TILE_X: i64 = 32;
-const TILE_Y: i64 = 8;
-/// Threads per block for a 1-D mapping.
-const TILE_1D: i64 = 128;
+use crate::deps::Dependences;
+use crate::device::Device;
+use crate::poly::{LoopId, Program, StatementId};
+use analysis::Nests;
+pub use variants::{Param, Variant};
 
-/// A generated recipe, with the reasons for its decisions.
+/// The strategy of a program: its items and, for each parallel nest, the variants.
 #[derive(Clone, Debug)]
-pub struct Strategy {
-    /// Recipe text, commented so that a person can read and edit it.
-    pub recipe: String,
+pub struct Plan {
+    /// `function sgemm`, for comments.
+    pub unit: String,
+    pub function: String,
+    pub device: String,
+    /// The device's `nvcc -arch`.
+    pub arch: String,
+    pub items: Vec<Item>,
 }
 
-/// One kernel to make: its statements, the loops mapped (x first) and its name.
-struct Nest {
-    first_statement: usize,
-    host: Vec<LoopId>,
-    mapped: Vec<LoopId>,
-    /// The array the first statement writes, and whether `mapped[0]` indexes its last
-    /// dimension.
-    written: String,
-    coalesced: bool,
+/// A part of the program that becomes kernels.
+#[derive(Clone, Debug)]
+pub enum Item {
+    Parallel(Nest),
+    Serial(SerialRun),
 }
 
-/// Makes the Phase I recipe of `program`, or says why there is none.
-pub fn partition(program: &Program, deps: &Dependences) -> Result<Strategy, String> {
-    let p = program;
-    let children = |parent: Option<LoopId>| -> Vec<LoopId> {
-        let mut c: Vec<LoopId> = (0..p.loops.len())
-            .filter(|&l| p.loops[l].parent == parent)
-            .collect();
-        c.sort_by_key(|&l| p.loops[l].position);
-        c
-    };
-    let statements_in = |l: LoopId| -> Vec<usize> {
-        (0..p.statements.len())
-            .filter(|&s| p.statements[s].loops.contains(&l))
-            .collect()
-    };
-    let top_statements: Vec<usize> = (0..p.statements.len())
-        .filter(|&s| p.statements[s].loops.is_empty())
-        .collect();
-    if let Some(&s) = top_statements.first() {
-        return Err(format!(
-            "statement {} (line {}) is outside every loop; gpucc puts every statement in a kernel",
-            p.statements[s].name, p.statements[s].line
-        ));
-    }
-    let mut nests = Vec::new();
-    let mut stack: Vec<(LoopId, Vec<LoopId>)> = children(None)
-        .into_iter()
-        .map(|l| (l, Vec::new()))
-        .collect();
-    stack.reverse();
-    while let Some((l, host)) = stack.pop() {
-        if !matches!(deps.loops[l], LoopKind::Parallel) {
-            // A loop that carries a dependence stays on the host, around what it holds.
-            let inner = children(Some(l));
-            let direct = statements_in(l)
-                .into_iter()
-                .any(|s| p.statements[s].loops.last() == Some(&l));
-            if inner.is_empty() || direct {
-                return Err(format!(
-                    "loop `{}` (line {}) carries a dependence and holds statements directly; gpucc cannot run it on the GPU yet",
-                    p.loops[l].iterator, p.loops[l].line
-                ));
-            }
-            let mut host = host.clone();
-            host.push(l);
-            for c in inner.into_iter().rev() {
-                stack.push((c, host.clone()));
-            }
-            continue;
-        }
-        // A parallel loop: blocks and threads. A second one directly inside it, holding
-        // everything the first holds, makes the mapping 2-D.
-        let mut mapped = vec![l];
-        let inner = children(Some(l));
-        if let [only] = inner.as_slice() {
-            let all_inside = statements_in(l) == statements_in(*only);
-            if all_inside && matches!(deps.loops[*only], LoopKind::Parallel) {
-                mapped.push(*only);
-            }
-        }
-        let statements = statements_in(l);
-        // threadIdx.x: the loop that indexes the written array's last dimension.
-        let write = &p.accesses[p.statements[statements[0]].write];
-        let mut last = Vec::new();
-        if let Some(sub) = write.subscripts.last() {
-            sub.vars(&mut last);
-        }
-        let indexes_last = |l: &LoopId| last.contains(&Var::Index(p.loops[*l].iterator.clone()));
-        mapped.sort_by_key(|l| !indexes_last(l));
-        let coalesced = indexes_last(&mapped[0]);
-        nests.push(Nest {
-            first_statement: statements[0],
-            host,
-            mapped,
-            written: p.arrays[write.array].name.clone(),
-            coalesced,
-        });
-    }
-    if nests.is_empty() {
-        return Err("no loop nest".into());
-    }
-    Ok(Strategy {
-        recipe: write_recipe(p, &nests),
-    })
+/// A loop nest mapped to blocks and threads.
+#[derive(Clone, Debug)]
+pub struct Nest {
+    pub root: LoopId,
+    /// Its statements, in order.
+    pub statements: Vec<StatementId>,
+    /// Loops around it that stay on the host (time steps).
+    pub host: Vec<LoopId>,
+    /// Every variant of Phase III, in the order the phases produced them.
+    pub variants: Vec<Variant>,
 }
 
-fn write_recipe(p: &Program, nests: &[Nest]) -> String {
-    let mut r = String::new();
-    let _ = writeln!(
-        r,
-        "-- Written by gpucc for {} (Phase I: computation partitioning).",
-        p.unit.describe()
-    );
-    let _ = writeln!(
-        r,
-        "-- Replay it with --recipe, or edit it: recipes/README.md documents each command."
-    );
-    // Loop names seen in several nests need the statement number to say which is meant.
-    let several = nests.len() > 1;
-    for (k, nest) in nests.iter().enumerate() {
-        let name = |l: LoopId| p.loops[l].iterator.clone();
-        let suffix = if k == 0 { String::new() } else { k.to_string() };
-        let control = |l: LoopId| format!("{0}{0}{suffix}", name(l));
-        let stmt = if several {
-            format!("{}, ", nest.first_statement)
-        } else {
-            String::new()
-        };
-        let kernel = if several {
-            format!("{}_kernel{k}", p.unit.function)
-        } else {
-            format!("{}_kernel", p.unit.function)
-        };
-        let _ = writeln!(r);
-        if !nest.host.is_empty() {
-            let host: Vec<String> = nest
-                .host
-                .iter()
-                .map(|&l| format!("`{}`", name(l)))
-                .collect();
-            let _ = writeln!(
-                r,
-                "-- {} carr{} dependences: {} on the host, around the launches.",
-                host.join(", "),
-                if host.len() == 1 { "ies" } else { "y" },
-                if host.len() == 1 {
-                    "it stays"
-                } else {
-                    "they stay"
-                }
-            );
-        }
-        let x = nest.mapped[0];
-        let sizes: Vec<i64> = if nest.mapped.len() == 2 {
-            vec![TILE_X, TILE_Y]
-        } else {
-            vec![TILE_1D]
-        };
-        let _ = writeln!(
-            r,
-            "-- `{}` carries no dependence: {} threads along x, over blocks{}.",
-            name(x),
-            sizes[0],
-            if nest.mapped.len() == 2 {
-                format!("; `{}` too: {} along y", name(nest.mapped[1]), sizes[1])
-            } else {
-                String::new()
-            }
-        );
-        if nest.coalesced {
-            let _ = writeln!(r, "-- `{}` indexes the last dimension of `{}`, so neighbours along x write neighbours (coalesced).", name(x), nest.written);
-        } else {
-            let _ = writeln!(
-                r,
-                "-- No mapped loop indexes the last dimension of `{}`: its writes are strided.",
-                nest.written
-            );
-        }
-        let loops: Vec<String> = nest
-            .mapped
+/// Statements run by a single thread, in order.
+#[derive(Clone, Debug)]
+pub struct SerialRun {
+    pub statements: Vec<StatementId>,
+    pub why: String,
+}
+
+impl Plan {
+    /// The parallel nests, in order.
+    pub fn nests(&self) -> Vec<&Nest> {
+        self.items
             .iter()
-            .map(|&l| format!("\"{}\"", name(l)))
-            .collect();
-        let size_text: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
-        let controls: Vec<String> = nest
-            .mapped
+            .filter_map(|i| match i {
+                Item::Parallel(n) => Some(n),
+                Item::Serial(_) => None,
+            })
+            .collect()
+    }
+
+    /// Runs parallel nest `k` in one thread instead (none of its variants was legal),
+    /// merging it with serial neighbours.
+    pub fn demote(&mut self, k: usize, why: String) {
+        let mut seen = 0;
+        for item in &mut self.items {
+            if let Item::Parallel(n) = item {
+                if seen == k {
+                    *item = Item::Serial(SerialRun {
+                        statements: n.statements.clone(),
+                        why,
+                    });
+                    break;
+                }
+                seen += 1;
+            }
+        }
+        self.items = merge_serial(std::mem::take(&mut self.items));
+    }
+
+    /// The recipe for `chosen[k]` (the variant of parallel nest `k`), unrolling the
+    /// innermost `unroll` loops of the threads, with `notes` in its header.
+    pub fn recipe(
+        &self,
+        program: &Program,
+        chosen: &[&Variant],
+        unroll: usize,
+        notes: &[String],
+    ) -> String {
+        text::recipe(self, program, chosen, unroll, notes, None)
+    }
+
+    /// The commands of parallel nest `k` with `variant` alone (named as in the whole
+    /// recipe), to check that they are legal.
+    pub fn nest_recipe(&self, program: &Program, k: usize, variant: &Variant) -> String {
+        let chosen: Vec<&Variant> = self
+            .nests()
             .iter()
             .enumerate()
-            .map(|(j, &l)| format!("l{}_control=\"{}\"", j + 1, control(l)))
+            .map(|(j, n)| if j == k { variant } else { &n.variants[0] })
             .collect();
-        let order: Vec<String> = nest
-            .mapped
-            .iter()
-            .map(|&l| format!("\"{}\"", control(l)))
-            .chain(nest.mapped.iter().map(|&l| format!("\"{}\"", name(l))))
-            .collect();
-        let _ = writeln!(
-            r,
-            "tile_by_index({stmt}{{{}}}, {{{}}}, {{{}}}, {{{}}})",
-            loops.join(", "),
-            size_text.join(", "),
-            controls.join(", "),
-            order.join(", ")
-        );
-        let blocks: Vec<String> = nest
-            .mapped
-            .iter()
-            .map(|&l| format!("\"{}\"", control(l)))
-            .collect();
-        let _ = writeln!(
-            r,
-            "cudaize({stmt}\"{kernel}\", {{}}, {{block={{{}}}, thread={{{}}}}})",
-            blocks.join(", "),
-            loops.join(", ")
-        );
+        text::recipe(self, program, &chosen, 0, &[], Some(k))
     }
-    r
+}
+
+/// Cuts `program` into items and makes the variants of each parallel nest for `device`.
+/// `sizes` gives values to symbolic sizes for the estimates ([`analysis::ASSUMED_SIZE`]
+/// otherwise).
+pub fn plan(
+    program: &Program,
+    deps: &Dependences,
+    device: &Device,
+    sizes: &[(String, i64)],
+) -> Plan {
+    let n = Nests::new(program, deps, sizes);
+    let items = merge_serial(walk(&n, None, &[], device));
+    Plan {
+        unit: program.unit.describe(),
+        function: program.unit.function.clone(),
+        device: device.name.clone(),
+        arch: device.arch.clone(),
+        items,
+    }
+}
+
+/// The items under `parent` (the top level for `None`), with `host` loops around them.
+fn walk(n: &Nests, parent: Option<LoopId>, host: &[LoopId], device: &Device) -> Vec<Item> {
+    let p = n.p;
+    // Children in program order: loops by position, statements by their last position.
+    let mut entries: Vec<(usize, Result<LoopId, StatementId>)> = n
+        .children(parent)
+        .into_iter()
+        .map(|l| (p.loops[l].position, Ok(l)))
+        .collect();
+    for (s, st) in p.statements.iter().enumerate() {
+        if st.loops.last().copied() == parent {
+            let pos = match st.schedule.last() {
+                Some(crate::poly::program::ScheduleDim::Position(x)) => *x,
+                _ => 0,
+            };
+            entries.push((pos, Err(s)));
+        }
+    }
+    entries.sort_by_key(|(pos, _)| *pos);
+    let mut items = Vec::new();
+    for (_, entry) in entries {
+        match entry {
+            Err(s) => items.push(Item::Serial(SerialRun {
+                statements: vec![s],
+                why: if parent.is_none() {
+                    "outside every loop".to_string()
+                } else {
+                    "between loop nests".to_string()
+                },
+            })),
+            Ok(l) => items.extend(nest_items(n, l, host, device)),
+        }
+    }
+    items
+}
+
+/// The items of the loop nest rooted at `l`.
+fn nest_items(n: &Nests, l: LoopId, host: &[LoopId], device: &Device) -> Vec<Item> {
+    let statements = n.statements_in(l);
+    let serial = |why: String| {
+        vec![Item::Serial(SerialRun {
+            statements: statements.clone(),
+            why,
+        })]
+    };
+    let partitions = partition::candidates(n, l);
+    if !partitions.is_empty() {
+        let mut all = Vec::new();
+        for part in &partitions {
+            let c = placement::candidates(n, l, &statements, part);
+            all.extend(variants::variants(n, part, &c, device));
+        }
+        if all.is_empty() {
+            return serial(format!(
+                "no mapping of the nest at line {} fits the device",
+                n.p.loops[l].line
+            ));
+        }
+        return vec![Item::Parallel(Nest {
+            root: l,
+            statements,
+            host: host.to_vec(),
+            variants: all,
+        })];
+    }
+    let any_mappable = n
+        .subtree(l)
+        .iter()
+        .any(|x| n.is_parallel(*x) || n.splittable_reduction(*x).is_some());
+    if !any_mappable {
+        return serial(format!(
+            "every loop of the nest at line {} carries a dependence",
+            n.p.loops[l].line
+        ));
+    }
+    if n.holds_statements(l) {
+        return serial(format!(
+            "`{}` (line {}) carries a dependence and holds statements of its own",
+            n.name(l),
+            n.p.loops[l].line
+        ));
+    }
+    // A loop that carries dependences around other nests: a loop of launches on the host.
+    let mut inner_host = host.to_vec();
+    inner_host.push(l);
+    let inner = walk(n, Some(l), &inner_host, device);
+    if inner.iter().any(|i| matches!(i, Item::Serial(_))) {
+        return serial(format!(
+            "`{}` (line {}) carries a dependence and part of its body cannot run in parallel",
+            n.name(l),
+            n.p.loops[l].line
+        ));
+    }
+    inner
+}
+
+/// Consecutive serial items as one run.
+fn merge_serial(items: Vec<Item>) -> Vec<Item> {
+    let mut out: Vec<Item> = Vec::new();
+    for item in items {
+        match (out.last_mut(), item) {
+            (Some(Item::Serial(prev)), Item::Serial(next)) => {
+                prev.statements.extend(next.statements);
+                if !prev.why.contains(&next.why) {
+                    prev.why = format!("{}; {}", prev.why, next.why);
+                }
+            }
+            (_, item) => out.push(item),
+        }
+    }
+    out
 }

@@ -1,0 +1,230 @@
+//! What `gpucc FILE.c` says about the recipe it chose: one line always, and with
+//! `--explain` the decisions and the ranking (as text or JSON).
+
+use crate::device::Device;
+use crate::poly::Program;
+use crate::strategy::Item;
+use crate::tune::{self, format_us, Ranked};
+use std::fmt::Write as _;
+use std::io::Write;
+
+/// The lines of statements, for people: `line 7` or `lines 7-9`.
+fn lines(p: &Program, statements: &[usize]) -> String {
+    let l: Vec<usize> = statements.iter().map(|s| p.statements[*s].line).collect();
+    let (lo, hi) = (
+        l.iter().min().copied().unwrap_or(0),
+        l.iter().max().copied().unwrap_or(0),
+    );
+    if lo == hi {
+        format!("line {lo}")
+    } else {
+        format!("lines {lo}-{hi}")
+    }
+}
+
+/// One line on the choice, and a note per part that runs in one thread.
+pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
+    let chosen: Vec<String> = r.chosen.iter().map(|v| tune::describe(p, v)).collect();
+    let what = if chosen.is_empty() {
+        "no parallel mapping".to_string()
+    } else {
+        chosen.join(" | ")
+    };
+    let _ = writeln!(
+        err,
+        "gpucc: chose {what} among {} candidates; predicted {} on the {} (estimate, not measured)",
+        r.considered,
+        format_us(r.estimate.time_us),
+        d.name
+    );
+    for item in &r.plan.items {
+        if let Item::Serial(run) = item {
+            let _ = writeln!(
+                err,
+                "gpucc: note: {} run in one GPU thread (correct, but slow): {}",
+                lines(p, &run.statements),
+                run.why
+            );
+        }
+    }
+}
+
+pub fn text(p: &Program, r: &Ranked, d: &Device) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Strategy for {} on the {} ({})",
+        p.unit.describe(),
+        d.name,
+        d.arch
+    );
+    let mut k = 0;
+    for item in &r.plan.items {
+        match item {
+            Item::Parallel(n) => {
+                let _ = writeln!(
+                    s,
+                    "\nNest {} (loop `{}`, line {}{}):",
+                    k + 1,
+                    p.loops[n.root].iterator,
+                    p.loops[n.root].line,
+                    if n.host.is_empty() {
+                        String::new()
+                    } else {
+                        let h: Vec<&str> = n
+                            .host
+                            .iter()
+                            .map(|l| p.loops[*l].iterator.as_str())
+                            .collect();
+                        format!(
+                            ", inside host loop{} {}",
+                            if h.len() == 1 { "" } else { "s" },
+                            h.join(", ")
+                        )
+                    }
+                );
+                let mut rows: Vec<&tune::Row> = r.rows.iter().filter(|x| x.nest == k).collect();
+                rows.sort_by(|a, b| {
+                    let t = |x: &tune::Row| *x.outcome.as_ref().unwrap_or(&f64::INFINITY);
+                    t(a).total_cmp(&t(b))
+                });
+                let ok = rows.iter().filter(|x| x.outcome.is_ok()).count();
+                let _ = writeln!(
+                    s,
+                    "  {} variants compiled and estimated, {} refused by the dependence checks or the device",
+                    ok,
+                    rows.len() - ok
+                );
+                for (j, row) in rows.iter().enumerate() {
+                    match &row.outcome {
+                        Ok(t) if j < 12 => {
+                            let _ = writeln!(
+                                s,
+                                "  {:>2}. {:>10}  {}",
+                                j + 1,
+                                format_us(*t),
+                                row.description
+                            );
+                        }
+                        Ok(_) => {}
+                        Err(why) => {
+                            let _ = writeln!(s, "      refused     {}: {why}", row.description);
+                        }
+                    }
+                }
+                if ok > 12 {
+                    let _ = writeln!(s, "      ({} more)", ok - 12);
+                }
+                if let Some(v) = r.chosen.get(k) {
+                    let _ = writeln!(s, "  chosen: {}", tune::describe(p, v));
+                    for reason in v.partition.reasons.iter().chain(&v.reasons) {
+                        let _ = writeln!(s, "    - {reason}");
+                    }
+                }
+                k += 1;
+            }
+            Item::Serial(run) => {
+                let _ = writeln!(
+                    s,
+                    "\n{} in one thread: {}",
+                    lines(p, &run.statements),
+                    run.why
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nUnrolling: {}",
+        if r.unroll == 0 {
+            "none (it did not help, or does not apply)".to_string()
+        } else {
+            format!("the innermost {} loop level(s) of each thread", r.unroll)
+        }
+    );
+    let _ = writeln!(
+        s,
+        "\nPredicted (MWP-CWP model, seed 003; an estimate, not a measurement): {} in all, {} candidates compiled",
+        format_us(r.estimate.time_us),
+        r.considered
+    );
+    for e in &r.estimate.kernels {
+        let _ = writeln!(
+            s,
+            "  {:<24} {:>10}  {} launch{} x {} blocks of {} threads, {} blocks/SM, {} wave{}, {}-bound (MWP {:.1}, CWP {:.1}, {} warps/SM)",
+            e.name,
+            format_us(e.time_us),
+            e.launches,
+            if e.launches == 1.0 { "" } else { "es" },
+            e.blocks,
+            e.threads_per_block,
+            e.blocks_per_sm,
+            e.waves,
+            if e.waves == 1.0 { "" } else { "s" },
+            e.bound,
+            e.mwp,
+            e.cwp,
+            e.active_warps
+        );
+    }
+    s
+}
+
+pub fn json(p: &Program, r: &Ranked, d: &Device) -> String {
+    use serde_json::json;
+    let mut nests = Vec::new();
+    let mut serial = Vec::new();
+    let mut k = 0;
+    for item in &r.plan.items {
+        match item {
+            Item::Parallel(n) => {
+                let variants: Vec<serde_json::Value> = r
+                    .rows
+                    .iter()
+                    .filter(|x| x.nest == k)
+                    .map(|x| match &x.outcome {
+                        Ok(t) => json!({"description": x.description, "predicted_time_us": t}),
+                        Err(e) => json!({"description": x.description, "refused": e}),
+                    })
+                    .collect();
+                nests.push(json!({
+                    "line": p.loops[n.root].line,
+                    "loop": p.loops[n.root].iterator,
+                    "chosen": r.chosen.get(k).map(|v| tune::describe(p, v)),
+                    "variants": variants,
+                }));
+                k += 1;
+            }
+            Item::Serial(run) => serial.push(json!({
+                "lines": lines(p, &run.statements),
+                "why": run.why,
+            })),
+        }
+    }
+    let kernels: Vec<serde_json::Value> = r
+        .estimate
+        .kernels
+        .iter()
+        .map(|e| {
+            json!({
+                "name": e.name, "predicted_time_us": e.time_us, "launches": e.launches,
+                "blocks": e.blocks, "threads_per_block": e.threads_per_block,
+                "blocks_per_sm": e.blocks_per_sm, "waves": e.waves, "bound": e.bound,
+            })
+        })
+        .collect();
+    let value = json!({
+        "unit": p.unit.describe(),
+        "device": d.id,
+        "predicted_time_us": r.estimate.time_us,
+        "candidates_compiled": r.considered,
+        "parallel": !r.chosen.is_empty(),
+        "chosen": r.chosen.iter().map(|v| tune::describe(p, v)).collect::<Vec<_>>(),
+        "unroll": r.unroll,
+        "nests": nests,
+        "serial": serial,
+        "kernels": kernels,
+        "recipe": r.recipe,
+    });
+    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+}

@@ -1,0 +1,211 @@
+//! Target devices: the limits and throughputs of a GPU, read from the data files of
+//! `benchmarks/devices/*.toml` (embedded in gpucc when it is built). The strategy
+//! generator bounds its parameters by the limits; the performance model reads the rest.
+//!
+//! Entry point: [`Device::named`] (`--device h100`); [`Device::default_device`] is the
+//! H100, gpucc's default target.
+
+use serde::Deserialize;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/devices.rs"));
+}
+
+/// A GPU as the strategy generator and the performance model see it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Device {
+    /// The product, for people: `NVIDIA H100 SXM5 80GB`.
+    pub name: String,
+    /// Names `--device` accepts besides the file's stem.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// The `nvcc -arch` value: `sm_90`.
+    pub arch: String,
+    pub limits: Limits,
+    pub throughput: Throughput,
+    /// The analytical model's latencies (estimates until measured on the device).
+    #[serde(default)]
+    pub model: ModelParams,
+    /// Where each group of numbers comes from.
+    #[serde(default)]
+    pub sources: std::collections::BTreeMap<String, String>,
+    /// The file's stem (`h100`), set when it is loaded.
+    #[serde(skip)]
+    pub id: String,
+}
+
+/// Resource limits (CUDA C Programming Guide, "Compute Capabilities").
+#[derive(Clone, Debug, Deserialize)]
+pub struct Limits {
+    pub sms: i64,
+    pub warp_size: i64,
+    pub max_threads_per_block: i64,
+    pub max_threads_per_sm: i64,
+    pub max_blocks_per_sm: i64,
+    pub registers_per_sm: i64,
+    pub max_registers_per_thread: i64,
+    /// Registers are allocated per warp in units of this many.
+    pub register_allocation_unit: i64,
+    /// Bytes of shared memory the blocks of one SM may use together.
+    pub shared_memory_per_sm: i64,
+    /// Bytes one block may use with the opt-in attribute.
+    pub max_shared_memory_per_block: i64,
+    /// Bytes one block may declare statically (`__shared__` arrays of constant size).
+    pub static_shared_memory_per_block: i64,
+    pub shared_memory_allocation_unit: i64,
+    /// Bytes the system reserves per resident block.
+    #[serde(default)]
+    pub shared_memory_per_block_reserved: i64,
+    pub l2_bytes: i64,
+    pub constant_memory_bytes: i64,
+}
+
+/// Clocks and widths of the execution units.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Throughput {
+    pub sm_clock_mhz: f64,
+    pub memory_bandwidth_gb_s: f64,
+    pub fp32_lanes_per_sm: f64,
+    pub fp64_lanes_per_sm: f64,
+    pub sfu_lanes_per_sm: f64,
+    pub lsu_lanes_per_sm: f64,
+    pub shared_memory_banks: i64,
+}
+
+/// Latencies the analytical model needs beyond the specifications.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default)]
+pub struct ModelParams {
+    /// Cycles from a global load's issue to its data, from DRAM.
+    pub dram_latency_cycles: f64,
+    /// Cycles of a shared-memory load.
+    pub shared_latency_cycles: f64,
+    /// Microseconds a kernel launch costs the host, back to back.
+    pub launch_overhead_us: f64,
+    /// Where the numbers come from.
+    pub source: String,
+}
+
+impl Default for ModelParams {
+    /// Round figures in the range public microbenchmarks of recent NVIDIA GPUs report; not
+    /// measured by gpucc (calibration on a GPU replaces them).
+    fn default() -> ModelParams {
+        ModelParams {
+            dram_latency_cycles: 600.0,
+            shared_latency_cycles: 30.0,
+            launch_overhead_us: 3.0,
+            source: "default estimate, not measured".to_string(),
+        }
+    }
+}
+
+impl Device {
+    /// Every embedded description, sorted by file name.
+    pub fn all() -> Vec<Device> {
+        embedded::EMBEDDED
+            .iter()
+            .map(|(stem, text)| {
+                let mut d: Device = toml::from_str(text).unwrap_or_else(|e| {
+                    panic!("benchmarks/devices/{stem}.toml is not a valid device description (checked by the testsuite): {e}")
+                });
+                d.id = stem.to_string();
+                d
+            })
+            .collect()
+    }
+
+    /// The device `--device NAME` names (the file stem or an alias, any case).
+    pub fn named(name: &str) -> Result<Device, String> {
+        let wanted = name.to_ascii_lowercase();
+        let all = Device::all();
+        let known: Vec<String> = all.iter().map(|d| d.id.clone()).collect();
+        all.into_iter()
+            .find(|d| d.id == wanted || d.aliases.iter().any(|a| a.to_ascii_lowercase() == wanted))
+            .ok_or_else(|| {
+                format!(
+                    "there is no device named `{name}`; the devices are: {}",
+                    known.join(", ")
+                )
+            })
+    }
+
+    /// gpucc's default target, the H100.
+    pub fn default_device() -> Device {
+        Device::named("h100").expect("benchmarks/devices/h100.toml is embedded")
+    }
+
+    /// Blocks of `threads` threads, each using `registers` registers per thread and
+    /// `shared_bytes` of shared memory, that fit on one SM at a time (0 when one does not).
+    pub fn blocks_per_sm(&self, threads: i64, registers: i64, shared_bytes: i64) -> i64 {
+        let l = &self.limits;
+        if threads <= 0 || threads > l.max_threads_per_block {
+            return 0;
+        }
+        let warps = (threads + l.warp_size - 1) / l.warp_size;
+        let by_threads = l.max_threads_per_sm / (warps * l.warp_size);
+        let unit = l.register_allocation_unit.max(1);
+        let per_warp = (registers.max(1) * l.warp_size + unit - 1) / unit * unit;
+        let by_registers = if registers > l.max_registers_per_thread {
+            0
+        } else {
+            l.registers_per_sm / (per_warp * warps)
+        };
+        let by_shared = if shared_bytes == 0 {
+            l.max_blocks_per_sm
+        } else {
+            let smem_unit = l.shared_memory_allocation_unit.max(1);
+            let per_block = (shared_bytes + l.shared_memory_per_block_reserved + smem_unit - 1)
+                / smem_unit
+                * smem_unit;
+            if shared_bytes > l.max_shared_memory_per_block {
+                0
+            } else {
+                l.shared_memory_per_sm / per_block
+            }
+        };
+        by_threads
+            .min(by_registers)
+            .min(by_shared)
+            .min(l.max_blocks_per_sm)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_description_loads_and_is_sane() {
+        let all = Device::all();
+        assert!(!all.is_empty());
+        for d in &all {
+            let l = &d.limits;
+            assert!(l.sms > 0 && l.warp_size == 32, "{}", d.id);
+            assert!(l.max_threads_per_block <= l.max_threads_per_sm, "{}", d.id);
+            assert!(
+                l.max_shared_memory_per_block <= l.shared_memory_per_sm,
+                "{}",
+                d.id
+            );
+            assert!(d.arch.starts_with("sm_"), "{}", d.id);
+        }
+        assert_eq!(Device::default_device().arch, "sm_90");
+    }
+
+    #[test]
+    fn unknown_devices_are_named_in_the_error() {
+        let e = Device::named("gtx280").unwrap_err();
+        assert!(e.contains("h100"), "{e}");
+        assert_eq!(Device::named("H100").unwrap().id, "h100");
+    }
+
+    #[test]
+    fn occupancy_follows_the_tightest_limit() {
+        let d = Device::default_device();
+        // 256 threads, few registers, no shared memory: the thread limit, 2048 / 256.
+        assert_eq!(d.blocks_per_sm(256, 32, 0), 8);
+        // 255 registers per thread: 65536 / (255 rounded to 256 x 256) = 1.
+        assert_eq!(d.blocks_per_sm(256, 255, 0), 1);
+        assert_eq!(d.blocks_per_sm(2048, 32, 0), 0);
+    }
+}

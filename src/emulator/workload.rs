@@ -1,0 +1,662 @@
+//! What one thread of each kernel does, counted from the generated code (kernel IR):
+//! arithmetic by kind, global memory instructions with the 32-byte sectors each moves
+//! per warp (from the affine subscripts and the lanes of a warp), shared-memory
+//! instructions with their bank conflicts, barriers, and loop and branch overhead.
+//!
+//! A *representative thread* stands for all: the thread in the middle of the block in the
+//! block in the middle of the grid, each loop at its middle iteration for what it holds
+//! (so a triangular loop counts half its longest row), each guard decided at that point.
+//! Sizes known only at run time take the values the caller gives.
+
+use crate::codegen::ir::Generated;
+use crate::codegen::ir::{self, Expr, KernelIr, Node, Op};
+use crate::frontend::ast::{BinaryOp, ExprKind, ScalarType};
+use crate::poly::affine::Var;
+use crate::poly::program::StatementKind;
+use crate::poly::ArrayKind;
+use crate::transform::datacopy::Memory;
+use crate::transform::{Placement, StmtKind, Transformed};
+
+/// How an index moves with threadIdx.x and .y (`None`: not affinely).
+type Step = Option<(i64, i64)>;
+
+/// Per-thread counts of one kernel launch (each a warp instruction for the warp).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counts {
+    pub fp32: f64,
+    pub fp64: f64,
+    pub int: f64,
+    /// Transcendentals and square roots (special function units).
+    pub special: f64,
+    /// Global (and read-only cache) loads and stores.
+    pub global_insts: f64,
+    /// 32-byte sectors those instructions move, per warp, summed.
+    pub global_sectors: f64,
+    /// Bytes the warp's lanes ask for, summed (for the DRAM traffic).
+    pub global_bytes: f64,
+    /// Loads from constant memory (a broadcast when the warp agrees on the address).
+    pub constant_insts: f64,
+    pub shared_insts: f64,
+    /// Shared-memory passes: one per instruction without bank conflicts, more with them.
+    pub shared_wavefronts: f64,
+    pub syncs: f64,
+    pub atomics: f64,
+    pub branches: f64,
+}
+
+/// One kernel of a program, as the model needs it.
+#[derive(Clone, Debug)]
+pub struct KernelWork {
+    pub name: String,
+    /// Launches per run of the program (loops on the host around it).
+    pub launches: f64,
+    /// Blocks per launch.
+    pub blocks: f64,
+    pub threads_per_block: i64,
+    pub shared_bytes: i64,
+    /// Registers per thread: an estimate (the model does not run ptxas).
+    pub registers: i64,
+    pub per_thread: Counts,
+}
+
+/// The kernels of `g` at the sizes `sizes` (symbolic size parameters).
+pub fn workload(t: &Transformed, g: &Generated, sizes: &[(String, i64)]) -> Vec<KernelWork> {
+    let mut env = Env::default();
+    for p in &t.program.params {
+        let v = sizes
+            .iter()
+            .find(|(n, _)| n == p)
+            .map(|(_, v)| *v)
+            .unwrap_or(crate::strategy::analysis::ASSUMED_SIZE);
+        env.set(p, v);
+    }
+    let base = env;
+    let mut launches: Vec<(usize, f64, Env)> = Vec::new();
+    host_launches(&g.host, &mut base.clone(), 1.0, &mut launches);
+    g.kernels
+        .iter()
+        .map(|k| {
+            let (count, env) = launches
+                .iter()
+                .filter(|(x, _, _)| *x == k.kernel)
+                .fold((0.0, None), |(n, e), (_, m, env)| {
+                    (n + m, e.or(Some(env.clone())))
+                });
+            kernel_work(t, k, count, env.unwrap_or_else(|| base.clone()))
+        })
+        .collect()
+}
+
+/// Values of variables (parameters, loop variables at their middle iteration).
+#[derive(Clone, Debug, Default)]
+struct Env {
+    values: Vec<(String, i64)>,
+    /// Per loop variable of a kernel: how it moves with threadIdx.x and .y.
+    thread_coefficients: Vec<(String, (i64, i64))>,
+}
+
+impl Env {
+    fn set(&mut self, name: &str, v: i64) {
+        self.values.retain(|(n, _)| n != name);
+        self.values.push((name.to_string(), v));
+    }
+
+    fn get(&self, name: &str) -> Option<i64> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+    }
+}
+
+/// The value of an isl AST expression, if every name in it has one.
+fn eval(e: &Expr, env: &Env) -> Option<i64> {
+    Some(match e {
+        Expr::Int(v) => *v,
+        Expr::Id(n) => env.get(n)?,
+        Expr::Op(op, args) => {
+            let a = |k: usize| eval(&args[k], env);
+            match op {
+                Op::Add => a(0)?.checked_add(a(1)?)?,
+                Op::Sub => a(0)?.checked_sub(a(1)?)?,
+                Op::Mul => a(0)?.checked_mul(a(1)?)?,
+                Op::Neg => -a(0)?,
+                Op::Div | Op::PosDiv => a(0)?.checked_div(a(1)?)?,
+                Op::FloorDiv => a(0)?.checked_div_euclid(a(1)?)?,
+                Op::PosRem | Op::ZeroRem => a(0)?.checked_rem_euclid(a(1)?)?,
+                Op::Min => args
+                    .iter()
+                    .map(|x| eval(x, env))
+                    .collect::<Option<Vec<_>>>()?
+                    .into_iter()
+                    .min()?,
+                Op::Max => args
+                    .iter()
+                    .map(|x| eval(x, env))
+                    .collect::<Option<Vec<_>>>()?
+                    .into_iter()
+                    .max()?,
+                Op::Select => {
+                    if a(0)? != 0 {
+                        a(1)?
+                    } else {
+                        a(2)?
+                    }
+                }
+                Op::Eq => (a(0)? == a(1)?) as i64,
+                Op::Le => (a(0)? <= a(1)?) as i64,
+                Op::Lt => (a(0)? < a(1)?) as i64,
+                Op::Ge => (a(0)? >= a(1)?) as i64,
+                Op::Gt => (a(0)? > a(1)?) as i64,
+                Op::And => (a(0)? != 0 && a(1)? != 0) as i64,
+                Op::Or => (a(0)? != 0 || a(1)? != 0) as i64,
+                Op::Call => return None,
+            }
+        }
+    })
+}
+
+/// A loop's trip count and the value of its variable at the middle iteration.
+fn trip(var: &str, init: &Expr, cond: &Expr, step: i64, env: &Env) -> (f64, Option<i64>) {
+    let Some(first) = eval(init, env) else {
+        return (1.0, None);
+    };
+    let mut last: Option<i64> = None;
+    let mut bounds = Vec::new();
+    conjuncts(cond, &mut bounds);
+    for c in bounds {
+        if let Expr::Op(op @ (Op::Le | Op::Lt), args) = c {
+            if args[0] == Expr::Id(var.to_string()) {
+                if let Some(ub) = eval(&args[1], env) {
+                    let ub = if *op == Op::Lt { ub - 1 } else { ub };
+                    last = Some(last.map_or(ub, |l| l.min(ub)));
+                }
+            }
+        }
+    }
+    let Some(last) = last else {
+        return (1.0, Some(first));
+    };
+    let step = step.max(1);
+    let n = if last < first {
+        0
+    } else {
+        (last - first) / step + 1
+    };
+    let mid = first + step * ((n - 1).max(0) / 2);
+    (n as f64, Some(mid))
+}
+
+fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::Op(Op::And, args) => args.iter().for_each(|a| conjuncts(a, out)),
+        other => out.push(other),
+    }
+}
+
+fn host_launches(nodes: &[Node], env: &mut Env, mult: f64, out: &mut Vec<(usize, f64, Env)>) {
+    for n in nodes {
+        match n {
+            Node::For {
+                var,
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                let (count, mid) = trip(var, init, cond, *step, env);
+                let mut inner = env.clone();
+                if let Some(m) = mid {
+                    inner.set(var, m);
+                }
+                host_launches(body, &mut inner, mult * count, out);
+            }
+            Node::If {
+                then_branch,
+                else_branch,
+                cond,
+            } => match eval(cond, env) {
+                Some(0) => {
+                    if let Some(b) = else_branch {
+                        host_launches(b, env, mult, out)
+                    }
+                }
+                _ => host_launches(then_branch, env, mult, out),
+            },
+            Node::Launch { kernel, .. } => out.push((*kernel, mult, env.clone())),
+            Node::Instance { .. } => {}
+        }
+    }
+}
+
+fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, mut env: Env) -> KernelWork {
+    let grid: Vec<i64> = k
+        .grid
+        .iter()
+        .map(|g| eval(g, &env).unwrap_or(1).max(1))
+        .collect();
+    let blocks: f64 = grid.iter().map(|g| *g as f64).product();
+    let block = if k.block.is_empty() {
+        vec![1]
+    } else {
+        k.block.clone()
+    };
+    let dims = ["x", "y", "z"];
+    for (d, b) in block.iter().enumerate() {
+        env.set(&format!("threadIdx.{}", dims[d]), b / 2);
+        env.thread_coefficients.push((
+            format!("threadIdx.{}", dims[d]),
+            (i64::from(d == 0), i64::from(d == 1)),
+        ));
+    }
+    for (d, g) in grid.iter().enumerate() {
+        env.set(&format!("blockIdx.{}", dims[d]), g / 2);
+        env.thread_coefficients
+            .push((format!("blockIdx.{}", dims[d]), (0, 0)));
+    }
+    for v in &k.prologue {
+        if let Some(x) = eval(&v.value, &env) {
+            env.set(&v.name, x);
+        }
+        let c = thread_coefficients(&v.value, &env);
+        env.thread_coefficients
+            .push((v.name.clone(), c.unwrap_or((0, 0))));
+    }
+    let kernel = &t.kernels[k.kernel];
+    let mut counts = Counts::default();
+    let walker = Walker { t, block: &block };
+    walker.nodes(&k.body, &mut env, 1.0, &mut counts);
+    // A reduction ends with the block combining its partials (shuffles, a barrier, a few
+    // shared-memory accesses) and one atomic per block.
+    let warps = (block.iter().product::<i64>() as f64 / 32.0).ceil().max(1.0);
+    for _ in &k.reductions {
+        counts.int += 10.0;
+        counts.shared_insts += 2.0;
+        counts.shared_wavefronts += 2.0;
+        counts.syncs += 1.0;
+        counts.atomics += 1.0 / warps;
+    }
+    let mut shared_bytes = 0;
+    let mut register_words = 0;
+    for c in &t.copies {
+        if c.kernel != k.kernel {
+            continue;
+        }
+        let elems: i64 = c.dims.iter().product();
+        let bytes = elems * t.program.arrays[c.array].elem.size_bytes() as i64;
+        match c.memory {
+            Memory::Shared => shared_bytes += bytes,
+            Memory::Registers => register_words += (bytes + 3) / 4,
+        }
+    }
+    let _ = kernel;
+    KernelWork {
+        name: k.name.clone(),
+        launches,
+        blocks,
+        threads_per_block: block.iter().product(),
+        shared_bytes,
+        registers: (24 + register_words).min(255),
+        per_thread: counts,
+    }
+}
+
+/// How an expression moves with threadIdx.x and .y (through the prologue's variables and
+/// loop variables whose start depends on them); `None` when it is not affine.
+fn thread_coefficients(e: &Expr, env: &Env) -> Option<(i64, i64)> {
+    let (terms, _) = ir::linear(e)?;
+    let mut cx = 0;
+    let mut cy = 0;
+    for (name, c) in terms {
+        if let Some((_, (x, y))) = env
+            .thread_coefficients
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+        {
+            cx += c * x;
+            cy += c * y;
+        }
+    }
+    Some((cx, cy))
+}
+
+struct Walker<'a> {
+    t: &'a Transformed,
+    block: &'a [i64],
+}
+
+impl Walker<'_> {
+    fn nodes(&self, nodes: &[Node], env: &mut Env, mult: f64, c: &mut Counts) {
+        for n in nodes {
+            match n {
+                Node::For {
+                    var,
+                    init,
+                    cond,
+                    step,
+                    body,
+                } => {
+                    let (count, mid) = trip(var, init, cond, *step, env);
+                    let mut inner = env.clone();
+                    if let Some(m) = mid {
+                        inner.set(var, m);
+                    }
+                    let moves = thread_coefficients(init, env).unwrap_or((0, 0));
+                    inner.thread_coefficients.push((var.clone(), moves));
+                    // Increment, compare and branch per iteration.
+                    c.int += 2.0 * mult * count;
+                    c.branches += mult * count;
+                    self.nodes(body, &mut inner, mult * count, c);
+                }
+                Node::If {
+                    cond,
+                    then_branch,
+                    else_branch,
+                } => {
+                    c.branches += mult;
+                    c.int += mult;
+                    match eval(cond, env) {
+                        Some(0) => {
+                            if let Some(b) = else_branch {
+                                self.nodes(b, env, mult, c)
+                            }
+                        }
+                        _ => self.nodes(then_branch, env, mult, c),
+                    }
+                }
+                Node::Instance { statement, args } => self.instance(*statement, args, env, mult, c),
+                Node::Launch { .. } => {}
+            }
+        }
+    }
+
+    fn instance(&self, s: usize, args: &[Expr], env: &Env, mult: f64, c: &mut Counts) {
+        let t = self.t;
+        let st = &t.statements[s];
+        match st.kind {
+            StmtKind::Sync => c.syncs += mult,
+            StmtKind::CopyIn(k) | StmtKind::CopyOut(k) => {
+                let copy = &t.copies[k];
+                let n = st.iterators.len();
+                let rank = copy.sizes.len();
+                let elem = t.program.arrays[copy.array].elem.size_bytes() as i64;
+                let element: Vec<Option<(i64, i64)>> = args[n..n + rank]
+                    .iter()
+                    .map(|a| thread_coefficients(a, env))
+                    .collect();
+                let position: Vec<Option<(i64, i64)>> = args[n - rank..n]
+                    .iter()
+                    .map(|a| thread_coefficients(a, env))
+                    .collect();
+                let extents = self.array_extents(copy.array, env);
+                self.global(c, mult, linearize(&element, &extents), elem);
+                if copy.memory == Memory::Shared {
+                    self.shared(c, mult, linearize(&position, &copy.dims), elem);
+                }
+                c.int += 2.0 * mult;
+            }
+            StmtKind::Compute(id) => {
+                let p = &t.program;
+                let statement = &p.statements[id];
+                let n = st.iterators.len();
+                let its: Vec<Option<(i64, i64)>> = args[..n]
+                    .iter()
+                    .map(|a| thread_coefficients(a, env))
+                    .collect();
+                // Accesses rewritten to copy temporaries, with their indices' coefficients.
+                let mut at = n;
+                let mut rewritten: Vec<(usize, usize, Vec<Step>)> = Vec::new();
+                for (copy, a, index) in t.copy_indices(s) {
+                    let coefs = args[at..at + index.len()]
+                        .iter()
+                        .map(|x| thread_coefficients(x, env))
+                        .collect();
+                    at += index.len();
+                    rewritten.push((a, copy, coefs));
+                }
+                for &a in std::iter::once(&statement.write).chain(&statement.reads) {
+                    let access = &p.accesses[a];
+                    let array = &p.arrays[access.array];
+                    let elem = array.elem.size_bytes() as i64;
+                    if let Some((_, copy, coefs)) = rewritten.iter().find(|(x, _, _)| *x == a) {
+                        let copy = &t.copies[*copy];
+                        if copy.memory == Memory::Shared {
+                            self.shared(c, mult, linearize(coefs, &copy.dims), elem);
+                        }
+                        continue;
+                    }
+                    if array.is_scalar() || matches!(array.kind, ArrayKind::Private { .. }) {
+                        continue;
+                    }
+                    let coefs: Vec<Option<(i64, i64)>> = access
+                        .subscripts
+                        .iter()
+                        .map(|sub| {
+                            let aff = sub.as_aff()?;
+                            let mut total = (0, 0);
+                            for (k, l) in statement.loops.iter().enumerate() {
+                                let v = Var::Index(p.loops[*l].iterator.clone());
+                                let (coef, in_div) = aff.coefficient(&v);
+                                if in_div {
+                                    return None;
+                                }
+                                if coef != 0 {
+                                    let (x, y) = its[k]?;
+                                    total.0 += coef * x;
+                                    total.1 += coef * y;
+                                }
+                            }
+                            Some(total)
+                        })
+                        .collect();
+                    match t.placement(access.array) {
+                        Placement::Constant => c.constant_insts += mult,
+                        _ => {
+                            let extents = self.array_extents(access.array, env);
+                            self.global(c, mult, linearize(&coefs, &extents), elem);
+                        }
+                    }
+                }
+                let ty = p.arrays[p.accesses[statement.write].array].elem;
+                let root = match statement.kind {
+                    StatementKind::Assign(e) | StatementKind::Init { value: e } => e,
+                };
+                let mut ops = Ops::default();
+                count_ops(&p.unit.ast, root, &mut ops);
+                let arith = ops.arith as f64 * mult;
+                match ty {
+                    ScalarType::Double => c.fp64 += arith,
+                    ScalarType::Float => c.fp32 += arith,
+                    _ => c.int += arith,
+                }
+                c.special += ops.special as f64 * mult;
+                // Range reduction and the like around each special function.
+                c.fp32 += 4.0 * ops.special as f64 * mult;
+                c.int += ops.index as f64 * mult;
+            }
+        }
+    }
+
+    /// The extents of an array's dimensions at the problem size (1 when unknown).
+    fn array_extents(&self, array: usize, env: &Env) -> Vec<i64> {
+        self.t.program.arrays[array]
+            .extents
+            .iter()
+            .map(|e| {
+                e.as_ref()
+                    .map(|aff| {
+                        aff.eval(&|v| match v {
+                            Var::Param(p) => env.get(p).unwrap_or(1),
+                            Var::Index(_) => 0,
+                        })
+                    })
+                    .unwrap_or(1)
+                    .max(1)
+            })
+            .collect()
+    }
+
+    /// A global access whose element moves by `stride` elements along threadIdx.x and .y
+    /// (`None`: not affine, every lane its own sector).
+    fn global(&self, c: &mut Counts, mult: f64, stride: Option<(i64, i64)>, elem: i64) {
+        let (sectors, _) = lanes(stride, self.block, elem);
+        c.global_insts += mult;
+        c.global_sectors += sectors * mult;
+        c.global_bytes += 32.0 * elem as f64 * mult;
+        c.int += mult;
+    }
+
+    fn shared(&self, c: &mut Counts, mult: f64, stride: Option<(i64, i64)>, elem: i64) {
+        let (_, wavefronts) = lanes(stride, self.block, elem);
+        c.shared_insts += mult;
+        c.shared_wavefronts += wavefronts * mult;
+    }
+}
+
+/// The element offset per thread step along x and y of a row-major array access.
+fn linearize(coefs: &[Option<(i64, i64)>], extents: &[i64]) -> Option<(i64, i64)> {
+    let mut total = (0i64, 0i64);
+    for (d, c) in coefs.iter().enumerate() {
+        let (x, y) = (*c)?;
+        let below: i64 = extents.get(d + 1..).map_or(1, |e| e.iter().product());
+        total.0 = total.0.checked_add(x.checked_mul(below)?)?;
+        total.1 = total.1.checked_add(y.checked_mul(below)?)?;
+    }
+    Some(total)
+}
+
+/// The 32-byte sectors a warp's access touches, and the shared-memory passes it needs
+/// (the most distinct 4-byte words that fall in one of the 32 banks).
+pub fn lanes(stride: Option<(i64, i64)>, block: &[i64], elem: i64) -> (f64, f64) {
+    let Some((sx, sy)) = stride else {
+        return (32.0, 32.0);
+    };
+    let bx = block.first().copied().unwrap_or(1).max(1);
+    let by = block.get(1).copied().unwrap_or(1).max(1);
+    let threads: i64 = block.iter().product::<i64>().max(1);
+    let mut sectors: Vec<i64> = Vec::new();
+    let mut words: Vec<i64> = Vec::new();
+    for lane in 0..threads.min(32) {
+        let (tx, ty) = (lane % bx, (lane / bx) % by);
+        let addr = (sx * tx + sy * ty) * elem;
+        let first = addr.div_euclid(32);
+        let last = (addr + elem - 1).div_euclid(32);
+        for s in first..=last {
+            if !sectors.contains(&s) {
+                sectors.push(s);
+            }
+        }
+        for w in addr.div_euclid(4)..(addr + elem).div_euclid(4).max(addr.div_euclid(4) + 1) {
+            if !words.contains(&w) {
+                words.push(w);
+            }
+        }
+    }
+    let mut per_bank = [0u32; 32];
+    for w in &words {
+        per_bank[w.rem_euclid(32) as usize] += 1;
+    }
+    let wavefronts = per_bank.iter().copied().max().unwrap_or(1).max(1);
+    (sectors.len().max(1) as f64, wavefronts as f64)
+}
+
+#[derive(Default)]
+struct Ops {
+    arith: u32,
+    special: u32,
+    index: u32,
+}
+
+/// Arithmetic in a statement: operators and calls (the index arithmetic of subscripts
+/// counts as integer work).
+fn count_ops(ast: &crate::frontend::ast::Ast, e: crate::frontend::ast::ExprId, ops: &mut Ops) {
+    match &ast.exprs[e].kind {
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Name(_) => {}
+        ExprKind::Index { base, index } => {
+            ops.index += 1;
+            count_ops(ast, *base, ops);
+            let mut sub = Ops::default();
+            count_ops(ast, *index, &mut sub);
+            ops.index += sub.arith + sub.index;
+        }
+        ExprKind::Call { name, args, .. } => {
+            let special = [
+                "sin", "cos", "tan", "exp", "log", "pow", "sqrt", "sinf", "cosf", "tanf", "expf",
+                "logf", "powf", "sqrtf", "exp2", "exp2f", "log2", "log2f", "rsqrt", "rsqrtf",
+                "atan", "atanf", "atan2", "atan2f", "tanh", "tanhf", "cbrt", "cbrtf",
+            ];
+            if special.contains(&name.as_str()) {
+                ops.special += 1;
+            } else {
+                ops.arith += 1;
+            }
+            args.iter().for_each(|a| count_ops(ast, *a, ops));
+        }
+        ExprKind::Unary { operand, .. } | ExprKind::Cast { operand, .. } => {
+            count_ops(ast, *operand, ops)
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            ops.arith += match op {
+                BinaryOp::Div => 4,
+                _ => 1,
+            };
+            count_ops(ast, *lhs, ops);
+            count_ops(ast, *rhs, ops);
+        }
+        ExprKind::Conditional {
+            cond,
+            then_value,
+            else_value,
+        } => {
+            ops.arith += 1;
+            count_ops(ast, *cond, ops);
+            count_ops(ast, *then_value, ops);
+            count_ops(ast, *else_value, ops);
+        }
+        ExprKind::Assign { op, target, value } => {
+            if !matches!(op, crate::frontend::ast::AssignOp::Set) {
+                ops.arith += 1;
+            }
+            count_ops(ast, *target, ops);
+            count_ops(ast, *value, ops);
+        }
+        ExprKind::Step { target, .. } => {
+            ops.arith += 1;
+            count_ops(ast, *target, ops);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lanes;
+
+    #[test]
+    fn a_coalesced_float_warp_moves_four_sectors() {
+        assert_eq!(lanes(Some((1, 0)), &[32, 8], 4), (4.0, 1.0));
+        // Doubles: eight sectors, and two words per lane spread over the banks.
+        assert_eq!(lanes(Some((1, 0)), &[32], 8).0, 8.0);
+    }
+
+    #[test]
+    fn a_broadcast_is_one_sector_and_one_pass() {
+        assert_eq!(lanes(Some((0, 0)), &[32, 8], 4), (1.0, 1.0));
+    }
+
+    #[test]
+    fn a_column_walk_touches_a_sector_per_lane_and_conflicts_on_banks() {
+        // Stride 1024 floats along x: 32 sectors; in shared memory, 32 lanes on one bank.
+        assert_eq!(lanes(Some((1024, 0)), &[32], 4), (32.0, 32.0));
+        // Padded to 1025: no conflicts.
+        assert_eq!(lanes(Some((1025, 0)), &[32], 4).1, 1.0);
+    }
+
+    #[test]
+    fn a_narrow_block_spreads_a_warp_over_rows() {
+        // 16 x 16 threads: a warp is two rows of 16; rows 1024 floats apart.
+        assert_eq!(lanes(Some((1, 1024)), &[16, 16], 4).0, 4.0);
+        assert_eq!(lanes(None, &[16, 16], 4).0, 32.0);
+    }
+}

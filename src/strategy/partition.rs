@@ -1,0 +1,274 @@
+//! Phase I, computation partitioning (seed 004, §5.3 and the algorithm
+//! ComputationPartitioningCandidates): which loops of a nest become blocks and threads.
+//!
+//! Loops that carry no dependence are candidates for threads and blocks; `threadIdx.x`
+//! goes to the candidate that walks the last dimension of the most arrays (coalescing,
+//! §5.3.3 criterion 3, relaxed when none does); a second candidate makes the mapping 2-D
+//! when the data is multi-dimensional (§5.3.1 step 3: "2D blocks for computations with
+//! multi-dimensional data structures"). Loops that carry dependences either stay on the
+//! host around the launches, when they lead the nest (time steps), or move inward into
+//! each thread (step 1, "Preprocessing": the matrix product in `kij` order runs its `k`
+//! inside the thread). A sum over a loop that carries nothing else can be split over
+//! threads and combined with a parallel reduction. The candidates are proposals: the
+//! recipe interpreter checks each against the dependences, and the illegal ones are
+//! dropped.
+
+use super::analysis::Nests;
+use crate::poly::{ArrayId, LoopId, Program, StatementId};
+
+/// How a nest's loops map to the GPU.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Partition {
+    /// Loops of the nest that stay on the host, around the launches.
+    pub host: Vec<LoopId>,
+    /// The loop on `threadIdx.x` (tiled: its control loop on `blockIdx.x`).
+    pub x: LoopId,
+    /// The loop on `threadIdx.y` (tiled: its control loop on `blockIdx.y`).
+    pub y: Option<LoopId>,
+    /// A loop mapped whole to `blockIdx.y` (the reduction mapping: one block row per
+    /// value of it).
+    pub block_y: Option<LoopId>,
+    /// The other loops of the band, run inside each thread, in order.
+    pub inner: Vec<LoopId>,
+    /// Arrays (and scalars) whose sums are split over the threads.
+    pub reduce: Vec<ArrayId>,
+    /// The decisions, for the recipe's comments.
+    pub reasons: Vec<String>,
+}
+
+impl Partition {
+    /// The loops mapped to threads, x first.
+    pub fn thread_loops(&self) -> Vec<LoopId> {
+        std::iter::once(self.x).chain(self.y).collect()
+    }
+
+    /// Every loop with a hardware index (threads and blocks).
+    pub fn mapped(&self) -> Vec<LoopId> {
+        let mut m = self.thread_loops();
+        m.extend(self.block_y);
+        m
+    }
+
+    /// A short description: `2-D (j, i)`, `1-D (i)`, `reduction over i`.
+    pub fn describe(&self, p: &Program) -> String {
+        let name = |l: LoopId| &p.loops[l].iterator;
+        if !self.reduce.is_empty() {
+            return format!("parallel sum over `{}`", name(self.x));
+        }
+        match self.y {
+            Some(y) => format!("2-D threads (`{}`, `{}`)", name(self.x), name(y)),
+            None => format!("1-D threads (`{}`)", name(self.x)),
+        }
+    }
+}
+
+/// The candidate partitions of the nest rooted at `root`, best guess first; empty when
+/// no loop of its band can be mapped (the nest then runs in one thread).
+pub fn candidates(n: &Nests, root: LoopId) -> Vec<Partition> {
+    let band = n.band(root);
+    let stmts = n.statements_in(root);
+    let parallel: Vec<LoopId> = band.iter().copied().filter(|l| n.is_parallel(*l)).collect();
+    let summed: Vec<(LoopId, Vec<ArrayId>)> = band
+        .iter()
+        .filter_map(|l| n.splittable_reduction(*l).map(|a| (*l, a)))
+        .collect();
+    if parallel.is_empty() && summed.is_empty() {
+        return Vec::new();
+    }
+    // Loops before the first mappable one carry dependences: on the host, or inward.
+    let first_mappable = band
+        .iter()
+        .position(|l| parallel.contains(l) || summed.iter().any(|(s, _)| s == l))
+        .expect("some loop of the band is mappable");
+    let leading: Vec<LoopId> = band[..first_mappable].to_vec();
+    let mut host_options = vec![Vec::new()];
+    if !leading.is_empty() {
+        host_options.insert(0, leading.clone());
+    }
+    let mut out = Vec::new();
+    for host in host_options {
+        let moved_in: Vec<LoopId> = leading
+            .iter()
+            .copied()
+            .filter(|l| !host.contains(l))
+            .collect();
+        let host_reason = describe_host(n, &host, &moved_in);
+        let by_coalescing = ranked_for_x(n, &stmts, &parallel);
+        if let Some(&x) = by_coalescing.first() {
+            let multi_dim = n
+                .arrays(&stmts)
+                .iter()
+                .any(|a| n.p.arrays[*a].extents.len() >= 2);
+            if let (Some(&y), true) = (by_coalescing.get(1), multi_dim) {
+                out.push(partition(
+                    n,
+                    &band,
+                    &host,
+                    x,
+                    Some(y),
+                    None,
+                    &[],
+                    &host_reason,
+                    &stmts,
+                ));
+            }
+            out.push(partition(
+                n,
+                &band,
+                &host,
+                x,
+                None,
+                None,
+                &[],
+                &host_reason,
+                &stmts,
+            ));
+        }
+        // A sum split over threads: only for a perfect nest (every statement in the
+        // innermost band loop), where the sum is the whole work of each thread.
+        let innermost = *band.last().expect("a band has a root");
+        let perfect = stmts
+            .iter()
+            .all(|&s| n.p.statements[s].loops.last() == Some(&innermost));
+        if perfect && parallel.len() <= 1 {
+            let sums: Vec<LoopId> = summed.iter().map(|(l, _)| *l).collect();
+            let ranked = ranked_for_x(n, &stmts, &sums);
+            if let Some(&x) = ranked.first() {
+                let mut reduce: Vec<ArrayId> = Vec::new();
+                for (_, arrays) in &summed {
+                    for a in arrays {
+                        if !reduce.contains(a) {
+                            reduce.push(*a);
+                        }
+                    }
+                }
+                out.push(partition(
+                    n,
+                    &band,
+                    &host,
+                    x,
+                    None,
+                    parallel.first().copied(),
+                    &reduce,
+                    &host_reason,
+                    &stmts,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Candidates for `threadIdx.x`, best first: the loop that indexes the last dimension of
+/// the most arrays with unit stride, the written array's first; ties go to the inner loop.
+fn ranked_for_x(n: &Nests, stmts: &[StatementId], loops: &[LoopId]) -> Vec<LoopId> {
+    let mut ranked: Vec<(usize, usize, LoopId)> = loops
+        .iter()
+        .map(|&l| {
+            let written = stmts
+                .iter()
+                .filter(|&&s| n.indexes_written_last_dim(s, l))
+                .count();
+            let unit = n.unit_stride_accesses(stmts, l);
+            (written * 2 + unit, n.p.loops[l].depth, l)
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    ranked.into_iter().map(|(_, _, l)| l).collect()
+}
+
+fn describe_host(n: &Nests, host: &[LoopId], moved_in: &[LoopId]) -> Vec<String> {
+    let names = |ls: &[LoopId]| -> String {
+        ls.iter()
+            .map(|l| format!("`{}`", n.name(*l)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut r = Vec::new();
+    if !host.is_empty() {
+        r.push(format!(
+            "{} carr{} dependences and lead{} the nest: on the host, around the launches.",
+            names(host),
+            if host.len() == 1 { "ies" } else { "y" },
+            if host.len() == 1 { "s" } else { "" }
+        ));
+    }
+    if !moved_in.is_empty() {
+        r.push(format!(
+            "{} carr{} dependences: moved inside each thread (seed 004, §5.3 step 1).",
+            names(moved_in),
+            if moved_in.len() == 1 { "ies" } else { "y" }
+        ));
+    }
+    r
+}
+
+#[allow(clippy::too_many_arguments)]
+fn partition(
+    n: &Nests,
+    band: &[LoopId],
+    host: &[LoopId],
+    x: LoopId,
+    y: Option<LoopId>,
+    block_y: Option<LoopId>,
+    reduce: &[ArrayId],
+    host_reason: &[String],
+    stmts: &[StatementId],
+) -> Partition {
+    let mapped: Vec<LoopId> = std::iter::once(x).chain(y).chain(block_y).collect();
+    let inner: Vec<LoopId> = band
+        .iter()
+        .copied()
+        .filter(|l| !mapped.contains(l) && !host.contains(l))
+        .collect();
+    let mut reasons = host_reason.to_vec();
+    let coalesced = stmts.iter().any(|&s| n.indexes_written_last_dim(s, x))
+        || n.unit_stride_accesses(stmts, x) > 0;
+    if reduce.is_empty() {
+        reasons.push(format!(
+            "`{}` carries no dependence: threads along x, its tiles over blocks{}.",
+            n.name(x),
+            match y {
+                Some(y) => format!("; `{}` too, along y (2-D, as the arrays are)", n.name(y)),
+                None => String::new(),
+            }
+        ));
+    } else {
+        let names: Vec<String> = reduce
+            .iter()
+            .map(|a| format!("`{}`", n.p.arrays[*a].name))
+            .collect();
+        reasons.push(format!(
+            "`{}` only sums into {}: threads along x each add up their share, then the block combines them and adds its total atomically.",
+            n.name(x),
+            names.join(", ")
+        ));
+        if let Some(b) = block_y {
+            reasons.push(format!(
+                "`{}` carries no dependence: one row of blocks per value (blockIdx.y).",
+                n.name(b)
+            ));
+        }
+    }
+    reasons.push(if coalesced {
+        format!(
+            "`{}` indexes the last dimension of the arrays: neighbours along x touch neighbours (coalesced).",
+            n.name(x)
+        )
+    } else {
+        "No mappable loop indexes an array's last dimension: global accesses along x are strided (shared memory may fix that, Phase II).".to_string()
+    });
+    if !inner.is_empty() {
+        let names: Vec<String> = inner.iter().map(|l| format!("`{}`", n.name(*l))).collect();
+        reasons.push(format!("{} run inside each thread.", names.join(", ")));
+    }
+    Partition {
+        host: host.to_vec(),
+        x,
+        y,
+        block_y,
+        inner,
+        reduce: reduce.to_vec(),
+        reasons,
+    }
+}

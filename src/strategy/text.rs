@@ -1,0 +1,286 @@
+//! Writes the recipe of a choice of variants: commands in the recipe language, each
+//! preceded by comments that say why (recipes/README.md documents the commands).
+
+use super::{Item, Plan, Variant};
+use crate::poly::{LoopId, Program, StatementId};
+use std::fmt::Write as _;
+
+/// The recipe of `chosen` (one variant per parallel nest); with `only`, just that
+/// nest's commands (named as in the whole recipe), to check them on their own.
+pub fn recipe(
+    plan: &Plan,
+    p: &Program,
+    chosen: &[&Variant],
+    unroll: usize,
+    notes: &[String],
+    only: Option<usize>,
+) -> String {
+    let mut r = String::new();
+    let _ = writeln!(
+        r,
+        "-- Written by gpucc for {} (the strategy generator of seed 004, Chapters 4-5),",
+        plan.unit
+    );
+    let _ = writeln!(r, "-- for {}.", plan.device);
+    for note in notes {
+        let _ = writeln!(r, "-- {note}");
+    }
+    let _ = writeln!(
+        r,
+        "-- Replay it with --recipe, or edit it: recipes/README.md documents each command."
+    );
+    let kernels = plan.items.len();
+    let several = kernels > 1;
+    let names = Names::new(p);
+    let mut k = 0;
+    for item in &plan.items {
+        let Item::Parallel(nest) = item else {
+            continue;
+        };
+        if only.is_some_and(|o| o != k) {
+            k += 1;
+            continue;
+        }
+        let v = chosen[k];
+        let sfx = if k == 0 { String::new() } else { k.to_string() };
+        let kernel = if several {
+            format!("{}_kernel{k}", plan.function)
+        } else {
+            format!("{}_kernel", plan.function)
+        };
+        let _ = writeln!(r);
+        let _ = writeln!(
+            r,
+            "-- {} (line {}): {}; {}.",
+            if several {
+                format!("Nest {}", k + 1)
+            } else {
+                "The nest".to_string()
+            },
+            p.loops[nest.root].line,
+            v.partition.describe(p),
+            v.placement.describe(p)
+        );
+        for reason in v.partition.reasons.iter().chain(&v.reasons) {
+            let _ = writeln!(r, "-- {reason}");
+        }
+        write_nest(
+            &mut r,
+            p,
+            &names,
+            nest.statements.as_slice(),
+            v,
+            &sfx,
+            &kernel,
+            several,
+        );
+        k += 1;
+    }
+    let serial_runs: Vec<&super::SerialRun> = plan
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Serial(s) => Some(s),
+            Item::Parallel(_) => None,
+        })
+        .collect();
+    if only.is_some() {
+        return r;
+    }
+    for (j, run) in serial_runs.iter().enumerate() {
+        let lines: Vec<usize> = run
+            .statements
+            .iter()
+            .map(|s| p.statements[*s].line)
+            .collect();
+        let (lo, hi) = (
+            lines.iter().min().copied().unwrap_or(0),
+            lines.iter().max().copied().unwrap_or(0),
+        );
+        let _ = writeln!(r);
+        let _ = writeln!(
+            r,
+            "-- {} run in one thread: {}.",
+            if lo == hi {
+                format!("Line {lo}")
+            } else {
+                format!("Lines {lo}-{hi}")
+            },
+            run.why
+        );
+        let name = if serial_runs.len() > 1 {
+            format!("{}_serial{j}", plan.function)
+        } else {
+            format!("{}_serial", plan.function)
+        };
+        let stmt = if several {
+            format!("{}, ", run.statements[0])
+        } else {
+            String::new()
+        };
+        let _ = writeln!(r, "cudaize({stmt}\"{name}\", {{}}, {{}})");
+    }
+    if unroll > 0 {
+        let _ = writeln!(r);
+        let _ = writeln!(
+            r,
+            "-- Unroll the innermost {unroll} loop level{} of each thread (§4.2.3).",
+            if unroll == 1 { "" } else { "s" }
+        );
+        let _ = writeln!(r, "unroll_to_depth({unroll})");
+    }
+    r
+}
+
+/// Fresh names for the loops the recipe makes.
+struct Names {
+    taken: Vec<String>,
+}
+
+impl Names {
+    fn new(p: &Program) -> Names {
+        let mut taken: Vec<String> = p.loops.iter().map(|l| l.iterator.clone()).collect();
+        taken.extend(p.arrays.iter().map(|a| a.name.clone()));
+        taken.extend(p.params.iter().cloned());
+        Names { taken }
+    }
+
+    /// `ii` for `i` (with the nest's suffix), avoiding names the program uses.
+    fn control(&self, base: &str, sfx: &str) -> String {
+        let mut name = format!("{base}{base}{sfx}");
+        while self.taken.contains(&name) {
+            name.push('_');
+        }
+        name
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_nest(
+    r: &mut String,
+    p: &Program,
+    names: &Names,
+    stmts: &[StatementId],
+    v: &Variant,
+    sfx: &str,
+    kernel: &str,
+    several: bool,
+) {
+    let part = &v.partition;
+    let name = |l: LoopId| p.loops[l].iterator.clone();
+    let tiled: Vec<(LoopId, &str)> = std::iter::once((part.x, "TX"))
+        .chain(part.y.map(|y| (y, "TY")))
+        .chain(v.placement.tiled.map(|k| (k, "TK")))
+        .collect();
+    for param in &v.params {
+        let candidates: Vec<String> = param.candidates.iter().map(|c| c.to_string()).collect();
+        let _ = writeln!(
+            r,
+            "{0}{sfx} = param(\"{0}{sfx}\", {{{1}}}, {2})",
+            param.role,
+            candidates.join(", "),
+            param.value
+        );
+    }
+    // The statement the commands name: the deepest inside every tiled loop.
+    let needed: Vec<LoopId> = tiled.iter().map(|(l, _)| *l).chain(part.block_y).collect();
+    let stmt = stmts
+        .iter()
+        .filter(|s| needed.iter().all(|l| p.statements[**s].loops.contains(l)))
+        .max_by_key(|s| p.statements[**s].loops.len())
+        .copied()
+        .unwrap_or(stmts[0]);
+    let stmt_arg = if several {
+        format!("{stmt}, ")
+    } else {
+        String::new()
+    };
+    let controls: Vec<String> = tiled
+        .iter()
+        .map(|(l, _)| names.control(&name(*l), sfx))
+        .collect();
+    let quoted = |v: &[String]| -> String {
+        v.iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let loops: Vec<String> = tiled.iter().map(|(l, _)| name(*l)).collect();
+    let sizes: Vec<String> = tiled
+        .iter()
+        .map(|(_, role)| format!("{role}{sfx}"))
+        .collect();
+    let control_fields: Vec<String> = controls
+        .iter()
+        .enumerate()
+        .map(|(j, c)| format!("l{}_control=\"{c}\"", j + 1))
+        .collect();
+    // The order: host loops, blocks, the staged loop's tiles, threads, the rest.
+    let mut order: Vec<String> = part.host.iter().map(|l| name(*l)).collect();
+    order.extend(part.block_y.map(name));
+    let x_control = controls[0].clone();
+    let y_control = part.y.map(|_| controls[1].clone());
+    let k_control = v
+        .placement
+        .tiled
+        .map(|_| controls[controls.len() - 1].clone());
+    order.extend(y_control.clone());
+    order.push(x_control.clone());
+    order.extend(k_control.clone());
+    order.extend(part.y.map(name));
+    order.push(name(part.x));
+    order.extend(part.inner.iter().map(|l| name(*l)));
+    if let Some(k) = v.placement.tiled {
+        if !part.inner.contains(&k) {
+            order.push(name(k));
+        }
+    }
+    let _ = writeln!(
+        r,
+        "tile_by_index({stmt_arg}{{{}}}, {{{}}}, {{{}}}, {{{}}})",
+        quoted(&loops),
+        sizes.join(", "),
+        control_fields.join(", "),
+        quoted(&order)
+    );
+    let mut blocks = vec![x_control];
+    blocks.extend(y_control);
+    blocks.extend(part.block_y.map(name));
+    let mut threads = vec![name(part.x)];
+    threads.extend(part.y.map(name));
+    let reduce = if part.reduce.is_empty() {
+        String::new()
+    } else {
+        let arrays: Vec<String> = part
+            .reduce
+            .iter()
+            .map(|a| p.arrays[*a].name.clone())
+            .collect();
+        format!(", reduce={{{}}}", quoted(&arrays))
+    };
+    let _ = writeln!(
+        r,
+        "cudaize({stmt_arg}\"{kernel}\", {{}}, {{block={{{}}}, thread={{{}}}{reduce}}})",
+        quoted(&blocks),
+        quoted(&threads)
+    );
+    let copy_level = k_control.unwrap_or_else(|| "tx".to_string());
+    for a in &v.placement.shared {
+        let array = &p.arrays[*a];
+        let pad = if array.extents.len() >= 2 { -16 } else { 0 };
+        let _ = writeln!(r, "copy_to_shared(\"tx\", \"{}\", {pad})", array.name);
+    }
+    for a in &v.placement.registers {
+        let _ = writeln!(
+            r,
+            "copy_to_registers(\"{copy_level}\", \"{}\")",
+            p.arrays[*a].name
+        );
+    }
+    for a in &v.placement.constant {
+        let _ = writeln!(r, "copy_to_constant(\"{}\")", p.arrays[*a].name);
+    }
+    for a in &v.placement.read_only_cache {
+        let _ = writeln!(r, "copy_to_texture(\"{}\")", p.arrays[*a].name);
+    }
+}

@@ -1,0 +1,299 @@
+//! Phase III, variants (seed 004, §5.5, the algorithm AutotuneVariants): every subset of
+//! the placement candidates of Phase II, for every partition of Phase I, each with its
+//! parameters (the tile sizes) and their candidate values: multiples of the warp size for
+//! `threadIdx.x`, bounded by the device's limits and filtered by the occupancy rule of
+//! §5.7 ([`super::occupancy`]). Unlike §5.5 step 5, the read-only data cache is not a
+//! variant of its own: read-only data left in global memory always uses it, since on the
+//! GPUs gpucc targets (sm_70 and later) it is never slower.
+
+use super::analysis::Nests;
+use super::occupancy;
+use super::partition::Partition;
+use super::placement::{Candidates, Placement};
+use crate::device::Device;
+use crate::poly::{ArrayId, LoopId};
+
+/// At most this many placements per partition (the largest subsets first).
+const MAX_PLACEMENTS: usize = 48;
+
+/// A tile size the recipe declares with `param(...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// `TX`, `TY` or `TK` (a nest other than the first adds its number: `TX1`).
+    pub role: &'static str,
+    pub candidates: Vec<i64>,
+    pub value: i64,
+}
+
+/// One complete strategy for a nest: how it is partitioned, where its data goes, and its
+/// tile sizes.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub partition: Partition,
+    pub placement: Placement,
+    pub params: Vec<Param>,
+    /// Allowed combinations of the parameters' values (in `params` order), after the
+    /// device limits and the occupancy rule; the tuner picks among them.
+    pub combos: Vec<Vec<i64>>,
+    /// Why each array is where it is.
+    pub reasons: Vec<String>,
+}
+
+impl Variant {
+    pub fn value(&self, role: &str) -> Option<i64> {
+        self.params.iter().find(|p| p.role == role).map(|p| p.value)
+    }
+
+    /// The same variant with parameter values `values` (in `params` order).
+    pub fn with_values(&self, values: &[i64]) -> Variant {
+        let mut v = self.clone();
+        for (p, x) in v.params.iter_mut().zip(values) {
+            p.value = *x;
+        }
+        v
+    }
+}
+
+/// The variants of one partition.
+pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) -> Vec<Variant> {
+    let mut out = Vec::new();
+    for placement in placements(n, c) {
+        let Some((params, combos)) = parameters(n, part, &placement, device) else {
+            continue;
+        };
+        let mut reasons = Vec::new();
+        for (a, _, why) in &c.shared {
+            if placement.shared.contains(a) {
+                reasons.push(why.clone());
+            }
+        }
+        for (a, why) in &c.registers {
+            if placement.registers.contains(a) {
+                reasons.push(why.clone());
+            }
+        }
+        for (a, why) in &c.constant {
+            if placement.constant.contains(a) {
+                reasons.push(why.clone());
+            }
+        }
+        if !placement.read_only_cache.is_empty() {
+            let names: Vec<String> = placement
+                .read_only_cache
+                .iter()
+                .map(|a| format!("`{}`", n.p.arrays[*a].name))
+                .collect();
+            reasons.push(format!(
+                "{} only read: through the read-only data cache (`__ldg`, §5.4 step 3).",
+                names.join(", ")
+            ));
+        }
+        out.push(Variant {
+            partition: part.clone(),
+            placement,
+            params,
+            combos,
+            reasons,
+        });
+    }
+    out
+}
+
+/// Every consistent subset of the candidates, the largest first.
+fn placements(n: &Nests, c: &Candidates) -> Vec<Placement> {
+    let mut out = Vec::new();
+    let shared_sets = subsets(c.shared.len());
+    for s in &shared_sets {
+        let chosen: Vec<&(ArrayId, Option<LoopId>, String)> =
+            s.iter().map(|k| &c.shared[*k]).collect();
+        let mut tiled: Option<LoopId> = None;
+        let consistent = chosen.iter().all(|(_, t, _)| match (t, tiled) {
+            (Some(l), Some(x)) => *l == x,
+            (Some(l), None) => {
+                tiled = Some(*l);
+                true
+            }
+            (None, _) => true,
+        });
+        if !consistent {
+            continue;
+        }
+        let shared: Vec<ArrayId> = chosen.iter().map(|(a, _, _)| *a).collect();
+        let constant_options: Vec<(ArrayId, String)> = c
+            .constant
+            .iter()
+            .filter(|(a, _)| !shared.contains(a))
+            .cloned()
+            .collect();
+        for r in subsets(c.registers.len()) {
+            let registers: Vec<ArrayId> = r.iter().map(|k| c.registers[*k].0).collect();
+            for k in subsets(constant_options.len()) {
+                let constant: Vec<ArrayId> = k.iter().map(|k| constant_options[*k].0).collect();
+                let bytes: i64 = constant.iter().filter_map(|a| n.bytes(*a)).sum();
+                if bytes > 64 * 1024 {
+                    continue;
+                }
+                let rest: Vec<ArrayId> = c
+                    .read_only
+                    .iter()
+                    .copied()
+                    .filter(|a| {
+                        !shared.contains(a) && !constant.contains(a) && !registers.contains(a)
+                    })
+                    .collect();
+                // Read-only data left in global memory always goes through the read-only
+                // cache: on sm_35 and later it costs nothing, so it is not a variant.
+                out.push(Placement {
+                    tiled,
+                    shared: shared.clone(),
+                    registers: registers.clone(),
+                    constant: constant.clone(),
+                    read_only_cache: rest,
+                });
+            }
+        }
+    }
+    out.truncate(MAX_PLACEMENTS);
+    out
+}
+
+/// The subsets of `0..n`, largest first (at most 2^6 of them).
+fn subsets(n: usize) -> Vec<Vec<usize>> {
+    let n = n.min(6);
+    let mut all: Vec<Vec<usize>> = (0..(1u32 << n))
+        .map(|mask| (0..n).filter(|k| mask & (1 << k) != 0).collect())
+        .collect();
+    all.sort_by_key(|s: &Vec<usize>| std::cmp::Reverse(s.len()));
+    all
+}
+
+/// The parameters of a variant and their allowed combinations; `None` when no
+/// combination fits the device.
+fn parameters(
+    n: &Nests,
+    part: &Partition,
+    placement: &Placement,
+    device: &Device,
+) -> Option<(Vec<Param>, Vec<Vec<i64>>)> {
+    let warp = device.limits.warp_size;
+    let max_threads = device.limits.max_threads_per_block;
+    let fits = |size: i64, extent: Option<i64>| match extent {
+        // No tile much larger than the loop: the next power of two at most.
+        Some(e) => size <= (e.max(1) as u64).next_power_of_two().max(warp as u64) as i64,
+        None => true,
+    };
+    let ex = n.extent(part.x);
+    let (tx_options, ty_options): (Vec<i64>, Vec<i64>) = match part.y {
+        Some(_) => (vec![32, 64], vec![4, 8, 16]),
+        None if part.reduce.is_empty() => (vec![64, 128, 256, 512], vec![]),
+        None => (vec![128, 256, 512], vec![]),
+    };
+    let ey = part.y.and_then(|y| n.extent(y));
+    let mut shapes: Vec<(i64, Option<i64>)> = Vec::new();
+    for &tx in &tx_options {
+        if !fits(tx, ex) && tx != tx_options[0] {
+            continue;
+        }
+        if ty_options.is_empty() {
+            shapes.push((tx, None));
+        }
+        for &ty in &ty_options {
+            if tx * ty > max_threads || (!fits(ty, ey) && ty != ty_options[0]) {
+                continue;
+            }
+            shapes.push((tx, Some(ty)));
+        }
+    }
+    // The occupancy rule on the number of blocks each shape makes.
+    let blocks_of = |tx: i64, ty: Option<i64>| -> Option<i64> {
+        let bx = (ex? + tx - 1) / tx;
+        let by = match (part.y, ty) {
+            (Some(_), Some(ty)) => (ey? + ty - 1) / ty,
+            _ => part.block_y.map_or(Some(1), |b| n.extent(b))?,
+        };
+        Some(bx * by)
+    };
+    let options: Vec<((i64, Option<i64>), i64, i64)> = shapes
+        .iter()
+        .filter_map(|&(tx, ty)| {
+            let threads = tx * ty.unwrap_or(1);
+            // Residency from the threads alone: registers and shared memory are not known
+            // before code generation.
+            let resident = device.blocks_per_sm(threads, 32, 0).max(1);
+            let wave = device.limits.sms * resident;
+            blocks_of(tx, ty).map(|b| ((tx, ty), b, wave))
+        })
+        .collect();
+    let shapes = if options.len() == shapes.len() && !options.is_empty() {
+        occupancy::filter(&options)
+    } else {
+        shapes
+    };
+    if shapes.is_empty() {
+        return None;
+    }
+    let tk_options: Vec<i64> = match placement.tiled {
+        Some(k) => {
+            let e = n.extent(k);
+            let v: Vec<i64> = [8, 16, 32, 64]
+                .into_iter()
+                .filter(|s| e.is_none_or(|e| *s as u64 <= (e.max(1) as u64).next_power_of_two()))
+                .collect();
+            if v.is_empty() {
+                vec![8]
+            } else {
+                v
+            }
+        }
+        None => Vec::new(),
+    };
+    let mut combos = Vec::new();
+    for (tx, ty) in &shapes {
+        let base: Vec<i64> = std::iter::once(*tx).chain(*ty).collect();
+        if tk_options.is_empty() {
+            combos.push(base);
+        } else {
+            for tk in &tk_options {
+                let mut c = base.clone();
+                c.push(*tk);
+                combos.push(c);
+            }
+        }
+    }
+    let mut roles: Vec<&'static str> = vec!["TX"];
+    if part.y.is_some() {
+        roles.push("TY");
+    }
+    if placement.tiled.is_some() {
+        roles.push("TK");
+    }
+    // The default: 256 threads in a block where possible, tiles of 16 along the staged loop.
+    let default = combos
+        .iter()
+        .min_by_key(|c| {
+            let threads = c[0] * if part.y.is_some() { c[1] } else { 1 };
+            let tk = if placement.tiled.is_some() {
+                (c[c.len() - 1] - 16).abs()
+            } else {
+                0
+            };
+            ((threads - 256).abs(), tk, -c[0])
+        })
+        .cloned()
+        .expect("at least one combination");
+    let params = roles
+        .iter()
+        .enumerate()
+        .map(|(k, role)| {
+            let mut candidates: Vec<i64> = combos.iter().map(|c| c[k]).collect();
+            candidates.sort_unstable();
+            candidates.dedup();
+            Param {
+                role,
+                candidates,
+                value: default[k],
+            }
+        })
+        .collect();
+    Some((params, combos))
+}

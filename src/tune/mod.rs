@@ -1,0 +1,413 @@
+//! Tune stage: ranks the strategy generator's variants with the performance model and
+//! picks one (seed 004, §5.5 Phase III and §5.6 Phase IV, with the emulator standing in for
+//! runs on a GPU).
+//!
+//! Entry point: [`rank`]. For each parallel nest, every variant's commands are run alone
+//! through the recipe interpreter, which refuses the illegal ones (a nest with no legal
+//! variant runs in one thread instead). Then, nest by nest, each legal variant is
+//! compiled within the whole recipe (the other nests at their best so far) and its time
+//! predicted; the best variant's parameter combinations are tried next (Phase IV), and
+//! last the unroll depth. Every evaluation is a full compile of the recipe it names, so
+//! what wins is exactly what gets written.
+
+use crate::deps::Dependences;
+use crate::device::Device;
+use crate::diag::{SourceFile, SourceMap};
+use crate::emulator::{self, Estimate};
+use crate::frontend::macros::MacroTable;
+use crate::poly::Program;
+use crate::strategy::{self, Item, Plan, Variant};
+use crate::transform::Transformed;
+
+/// Parameter combinations tried per nest in Phase IV, at most.
+const MAX_COMBOS: usize = 12;
+
+/// One evaluated variant, for `--explain`.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The parallel nest it belongs to.
+    pub nest: usize,
+    /// `2-D threads (j, i); A, B in shared memory; TX=32 TY=8 TK=16`.
+    pub description: String,
+    /// Predicted microseconds of the whole program with it, or why it was dropped.
+    pub outcome: Result<f64, String>,
+    /// The whole recipe with this variant (the other nests at their best so far), for
+    /// `gpucc strategies`.
+    pub recipe: Option<String>,
+}
+
+/// The outcome: the recipe to write and how it was chosen.
+#[derive(Clone, Debug)]
+pub struct Ranked {
+    pub plan: Plan,
+    /// The chosen variant of each parallel nest, with tuned parameter values.
+    pub chosen: Vec<Variant>,
+    pub unroll: usize,
+    pub recipe: String,
+    pub estimate: Estimate,
+    /// Recipes compiled and estimated.
+    pub considered: usize,
+    pub rows: Vec<Row>,
+}
+
+/// What ranking needs besides the program.
+pub struct RankOptions<'a> {
+    pub macros: &'a MacroTable,
+    pub device: &'a Device,
+    /// Values for symbolic sizes in estimates.
+    pub sizes: &'a [(String, i64)],
+    /// Called with (evaluations done, evaluations expected so far).
+    pub progress: &'a mut dyn FnMut(usize, usize),
+}
+
+/// Ranks the variants of `program` and returns the best recipe.
+pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Result<Ranked, String> {
+    let mut plan = strategy::plan(program, deps, o.device, o.sizes);
+    loop {
+        match attempt(&plan, program, deps, o)? {
+            Ok(ranked) => return Ok(ranked),
+            // A nest with no legal variant runs in one thread; rank the rest again.
+            Err((k, why)) => plan.demote(k, why),
+        }
+    }
+}
+
+/// A nest none of whose variants compiles: its number and why.
+type Demotion = (usize, String);
+
+fn keep_best(
+    best: &mut Option<(f64, Estimate, String)>,
+    outcome: &Result<Estimate, String>,
+    text: &str,
+) {
+    if let Ok(est) = outcome {
+        if best.as_ref().is_none_or(|(b, _, _)| est.time_us < *b) {
+            *best = Some((est.time_us, est.clone(), text.to_string()));
+        }
+    }
+}
+
+fn attempt(
+    plan: &Plan,
+    program: &Program,
+    deps: &Dependences,
+    o: &mut RankOptions,
+) -> Result<Result<Ranked, Demotion>, String> {
+    let plan = plan.clone();
+    let mut rows = Vec::new();
+    // Legality, nest by nest (with one nest, its evaluations check it).
+    let nests: Vec<strategy::Nest> = plan.nests().into_iter().cloned().collect();
+    let mut legal: Vec<Vec<Variant>> = Vec::new();
+    if nests.len() == 1 {
+        legal.push(nests[0].variants.clone());
+    } else {
+        for (k, nest) in nests.iter().enumerate() {
+            let mut ok = Vec::new();
+            let mut first_error = None;
+            for v in &nest.variants {
+                let text = plan.nest_recipe(program, k, v);
+                match interpret(program, deps, o.macros, &text) {
+                    Ok(_) => ok.push(v.clone()),
+                    Err(e) => {
+                        rows.push(Row {
+                            nest: k,
+                            description: describe(program, v),
+                            outcome: Err(e.clone()),
+                            recipe: None,
+                        });
+                        first_error.get_or_insert(e);
+                    }
+                }
+            }
+            if ok.is_empty() {
+                return Ok(Err((k, no_mapping(program, nest, first_error))));
+            }
+            legal.push(ok);
+        }
+    }
+    let mut considered = 0;
+    let mut expected: usize = legal.iter().map(|v| v.len()).sum::<usize>() + 2;
+    let mut chosen: Vec<Variant> = legal.iter().map(|v| v[0].clone()).collect();
+    let mut best: Option<(f64, Estimate, String)> = None;
+    // Phase III: each nest's variants with the others fixed.
+    for k in 0..legal.len() {
+        let trials: Vec<Vec<Variant>> = legal[k]
+            .iter()
+            .map(|v| {
+                let mut trial = chosen.clone();
+                trial[k] = v.clone();
+                trial
+            })
+            .collect();
+        let texts: Vec<String> = trials
+            .iter()
+            .map(|c| text_of(&plan, program, c, 0))
+            .collect();
+        let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
+        let mut nest_best: Option<(f64, usize)> = None;
+        for (j, outcome) in outcomes.iter().enumerate() {
+            keep_best(&mut best, outcome, &texts[j]);
+            let v = &legal[k][j];
+            let recipe = outcome.as_ref().ok().map(|est| {
+                let refs: Vec<&Variant> = trials[j].iter().collect();
+                let notes = vec![
+                    format!(
+                        "Variant {} of nest {}: {}.",
+                        j + 1,
+                        k + 1,
+                        describe(program, v)
+                    ),
+                    format!(
+                        "Predicted time on the device: {} (MWP-CWP estimate, not a measurement).",
+                        format_us(est.time_us)
+                    ),
+                ];
+                plan.recipe(program, &refs, 0, &notes)
+            });
+            rows.push(Row {
+                nest: k,
+                description: describe(program, v),
+                outcome: outcome.as_ref().map(|e| e.time_us).map_err(|e| e.clone()),
+                recipe,
+            });
+            if let Ok(est) = outcome {
+                if nest_best.is_none_or(|(b, _)| est.time_us < b) {
+                    nest_best = Some((est.time_us, j));
+                }
+            }
+        }
+        match nest_best {
+            Some((_, j)) => chosen[k] = legal[k][j].clone(),
+            None => {
+                let first = rows
+                    .iter()
+                    .rev()
+                    .find_map(|r: &Row| r.outcome.clone().err());
+                return Ok(Err((k, no_mapping(program, &nests[k], first))));
+            }
+        }
+    }
+    // Phase IV: the chosen variants' parameter combinations.
+    for k in 0..chosen.len() {
+        let combos = spread(&chosen[k].combos, MAX_COMBOS);
+        expected += combos.len();
+        let texts: Vec<String> = combos
+            .iter()
+            .map(|combo| {
+                let mut trial = chosen.clone();
+                trial[k] = chosen[k].with_values(combo);
+                text_of(&plan, program, &trial, 0)
+            })
+            .collect();
+        let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
+        let mut nest_best: Option<(f64, usize)> = None;
+        for (j, outcome) in outcomes.iter().enumerate() {
+            keep_best(&mut best, outcome, &texts[j]);
+            if let Ok(est) = outcome {
+                if nest_best.is_none_or(|(b, _)| est.time_us < b) {
+                    nest_best = Some((est.time_us, j));
+                }
+            }
+        }
+        if let Some((_, j)) = nest_best {
+            chosen[k] = chosen[k].with_values(&combos[j]);
+        }
+    }
+    // The unroll depth, where unrolling applies cleanly (no loop left out).
+    let mut unroll = 0;
+    if !chosen.is_empty() {
+        let texts: Vec<String> = [1, 2]
+            .iter()
+            .map(|d| text_of(&plan, program, &chosen, *d))
+            .collect();
+        let base_time = best.as_ref().map(|(t, _, _)| *t).unwrap_or(f64::INFINITY);
+        let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
+        let mut best_time = base_time;
+        for (j, outcome) in outcomes.iter().enumerate() {
+            keep_best(&mut best, outcome, &texts[j]);
+            if let Ok(est) = outcome {
+                if est.time_us < best_time {
+                    best_time = est.time_us;
+                    unroll = j + 1;
+                }
+            }
+        }
+    }
+    // The final recipe, with its notes (also when every nest runs serially).
+    let refs: Vec<&Variant> = chosen.iter().collect();
+    let base = plan.recipe(program, &refs, unroll, &[]);
+    let estimate = match best {
+        Some((_, est, ref text)) if *text == base => est,
+        _ => {
+            considered += 1;
+            compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &base)?
+        }
+    };
+    let variants: usize = legal.iter().map(|v| v.len()).sum();
+    let mut notes = vec![format!(
+        "Chosen among {considered} compiled candidates ({variants} legal variant{} of {} nest{}, their tile sizes, unrolling).",
+        if variants == 1 { "" } else { "s" },
+        legal.len(),
+        if legal.len() == 1 { "" } else { "s" }
+    )];
+    notes.push(format!(
+        "Predicted time on the device: {} (MWP-CWP estimate, not a measurement).",
+        format_us(estimate.time_us)
+    ));
+    let recipe = plan.recipe(program, &refs, unroll, &notes);
+    Ok(Ok(Ranked {
+        plan,
+        chosen,
+        unroll,
+        recipe,
+        estimate,
+        considered,
+        rows,
+    }))
+}
+
+fn no_mapping(program: &Program, nest: &strategy::Nest, error: Option<String>) -> String {
+    format!(
+        "no mapping of the nest at line {} compiles ({})",
+        program.loops[nest.root].line,
+        error.unwrap_or_else(|| "no variant".to_string())
+    )
+}
+
+fn text_of(plan: &Plan, program: &Program, chosen: &[Variant], unroll: usize) -> String {
+    let refs: Vec<&Variant> = chosen.iter().collect();
+    plan.recipe(program, &refs, unroll, &[])
+}
+
+/// At most `n` of `combos`, evenly spread (the first always among them).
+fn spread(combos: &[Vec<i64>], n: usize) -> Vec<Vec<i64>> {
+    if combos.len() <= n {
+        return combos.to_vec();
+    }
+    (0..n)
+        .map(|k| combos[k * combos.len() / n].clone())
+        .collect()
+}
+
+/// Compiles and estimates `texts`, on as many threads as the machine has cores.
+fn evaluate_all(
+    program: &Program,
+    deps: &Dependences,
+    o: &mut RankOptions,
+    texts: &[String],
+    considered: &mut usize,
+    expected: usize,
+) -> Vec<Result<Estimate, String>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8)
+        .min(texts.len().max(1));
+    let next = AtomicUsize::new(0);
+    let (macros, device, sizes) = (o.macros, o.device, o.sizes);
+    let mut results: Vec<Option<Result<Estimate, String>>> = vec![None; texts.len()];
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= texts.len() {
+                    break;
+                }
+                let r = compile_and_estimate(program, deps, macros, device, sizes, &texts[k]);
+                if tx.send((k, r)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (k, r) in rx {
+            results[k] = Some(r);
+            *considered += 1;
+            (o.progress)(*considered, expected);
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("not evaluated".to_string())))
+        .collect()
+}
+
+/// `12.3 us`, `4.56 ms`.
+pub fn format_us(us: f64) -> String {
+    if us >= 1e6 {
+        format!("{:.3} s", us / 1e6)
+    } else if us >= 1e3 {
+        format!("{:.3} ms", us / 1e3)
+    } else {
+        format!("{us:.1} us")
+    }
+}
+
+/// A variant in one line.
+pub fn describe(p: &Program, v: &Variant) -> String {
+    let params: Vec<String> = v
+        .params
+        .iter()
+        .map(|x| format!("{}={}", x.role, x.value))
+        .collect();
+    format!(
+        "{}; {}; {}",
+        v.partition.describe(p),
+        v.placement.describe(p),
+        params.join(" ")
+    )
+}
+
+/// Runs a recipe's commands on the program (legality only).
+fn interpret(
+    program: &Program,
+    deps: &Dependences,
+    macros: &MacroTable,
+    text: &str,
+) -> Result<Transformed, String> {
+    let mut sources = SourceMap::default();
+    let id = sources.add(SourceFile::new("(variant)", text));
+    let recipe = crate::recipe::parse(sources.get(id), id).map_err(|d| first_message(&d))?;
+    let t = Transformed::new(program.clone(), deps.clone());
+    let options = crate::recipe::RunOptions {
+        params: &[],
+        macros,
+    };
+    let result = crate::recipe::run(&recipe, t, &options).map_err(|d| first_message(&d))?;
+    if let Some(w) = result.warnings.first() {
+        return Err(w.message.clone());
+    }
+    Ok(result.transformed)
+}
+
+/// Compiles a recipe and predicts its time.
+fn compile_and_estimate(
+    program: &Program,
+    deps: &Dependences,
+    macros: &MacroTable,
+    device: &Device,
+    sizes: &[(String, i64)],
+    text: &str,
+) -> Result<Estimate, String> {
+    let t = interpret(program, deps, macros, text)?;
+    let g = crate::codegen::generate(&t).map_err(|d| first_message(&d))?;
+    if let Some(w) = g.warnings.first() {
+        return Err(w.clone());
+    }
+    emulator::estimate(&t, &g, device, sizes)
+}
+
+fn first_message(d: &[crate::diag::Diagnostic]) -> String {
+    d.first()
+        .map(|d| d.message.clone())
+        .unwrap_or_else(|| "refused".to_string())
+}
+
+/// Whether every item of the plan runs in one thread.
+pub fn all_serial(plan: &Plan) -> bool {
+    plan.items.iter().all(|i| matches!(i, Item::Serial(_)))
+}
