@@ -269,7 +269,9 @@ fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, mut env: Env) -> Ke
     walker.nodes(&k.body, &mut env, 1.0, &mut counts);
     // A reduction ends with the block combining its partials (shuffles, a barrier, a few
     // shared-memory accesses) and one atomic per block.
-    let warps = (block.iter().product::<i64>() as f64 / 32.0).ceil().max(1.0);
+    let warps = (block.iter().product::<i64>() as f64 / 32.0)
+        .ceil()
+        .max(1.0);
     for _ in &k.reductions {
         counts.int += 10.0;
         counts.shared_insts += 2.0;
