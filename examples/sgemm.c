@@ -1,6 +1,7 @@
 /* A single-precision matrix product, C += A B, as a whole program. `gpucc
- * examples/sgemm.c --function sgemm --recipe recipes/sgemm.lua -o sgemm.cu` turns sgemm
- * into a drop-in that runs on the GPU and copies main through as written. */
+ * examples/sgemm.c -o sgemm.cu` compiles the marked region of sgemm to CUDA (gpucc
+ * chooses the strategy; `--recipe recipes/sgemm.lua` imposes CUDA-CHiLL's) and copies
+ * the rest, main included, through as written. */
 #include <stdio.h>
 
 #define N 1024
@@ -9,10 +10,12 @@ static float A[N][N], B[N][N], C[N][N];
 
 void sgemm(const float A[N][N], const float B[N][N], float C[N][N])
 {
+#pragma scop
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++)
       for (int k = 0; k < N; k++)
         C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
 }
 
 int main(void)

@@ -21,8 +21,8 @@ enum RecipeSource<'a> {
     File(&'a Path),
     /// A recipe already in hand (gpucc's own, replayed at other sizes).
     Text(String),
-    /// Generate variants for this device and take the best.
-    Generate(&'a Device),
+    /// Generate variants for the device and take the best.
+    Generate,
 }
 
 /// A compiled file, before it is written.
@@ -67,9 +67,9 @@ pub(super) fn compile_command(
     }
     let source = match &a.recipe {
         Some(path) => RecipeSource::File(path),
-        None => RecipeSource::Generate(&device),
+        None => RecipeSource::Generate,
     };
-    let compiled = match compile(&a.input, source, &a.param, out, err, color) {
+    let compiled = match compile(&a.input, &device, source, &a.param, out, err, color) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -142,20 +142,27 @@ pub(super) fn compile_command(
     code
 }
 
-/// Sizes (`#define`d integer constants in loop bounds and array dimensions) larger than
-/// this are reduced for the check of a generated recipe.
-const LARGE_SIZE: f64 = 96.0;
-/// The largest size after reduction.
-const CHECK_SIZE: f64 = 67.0;
+/// Statement instances a check at reduced sizes aims at (the deepest nest's loops at the
+/// reduced size multiply to about this many).
+const CHECK_INSTANCES: f64 = 3e5;
+/// The largest size after reduction, and the least a size is reduced to.
+const CHECK_SIZE: (f64, f64) = (67.0, 9.0);
 
-/// `-D` overrides that make the program small enough to check quickly on the CPU: each
-/// large size scaled so that the largest becomes [`CHECK_SIZE`] (ratios kept, at least
-/// 17, which no tile size divides).
+/// `-D` overrides that make the program small enough to check quickly on the CPU: the
+/// `#define`d integer constants of loop bounds and array dimensions above a limit `L` are
+/// scaled so that the largest becomes `L` (ratios kept), with `L` chosen so that the
+/// deepest nest runs about [`CHECK_INSTANCES`] instances: 67 for three loops, 23 for
+/// four, 9 for six.
 fn reduced_sizes(
     program: &Program,
     macros: &MacroTable,
     given: &[(String, String)],
 ) -> Vec<(String, String)> {
+    let depth = program.max_depth().max(1) as f64;
+    let limit = CHECK_INSTANCES
+        .powf(1.0 / depth)
+        .round()
+        .clamp(CHECK_SIZE.1, CHECK_SIZE.0);
     let mut texts: Vec<&str> = program.loops.iter().map(|l| l.bounds.as_str()).collect();
     for a in &program.arrays {
         texts.extend(a.dim_texts.iter().map(|d| d.as_str()));
@@ -166,9 +173,12 @@ fn reduced_sizes(
             if word.is_empty() || given.iter().any(|(n, _)| n == word) {
                 continue;
             }
-            if let Some(v) = macros.constant(word) {
-                if v.fract() == 0.0 && v > LARGE_SIZE && !sizes.iter().any(|(n, _)| n == word) {
-                    sizes.push((word.to_string(), v));
+            // `_PB_N` defined as `N`: the size to override is `N`, so that the arrays
+            // shrink with the loops.
+            let word = defining_macro(macros, word);
+            if let Some(v) = macros.constant(&word) {
+                if v.fract() == 0.0 && v > limit && !sizes.iter().any(|(n, _)| *n == word) {
+                    sizes.push((word, v));
                 }
             }
         }
@@ -177,10 +187,27 @@ fn reduced_sizes(
     sizes
         .into_iter()
         .map(|(n, v)| {
-            let r = (CHECK_SIZE * v / largest).round().max(17.0);
+            let r = (limit * v / largest).round().max(CHECK_SIZE.1.min(v));
             (n, (r as i64).to_string())
         })
         .collect()
+}
+
+/// The macro that gives `name` its value: `name` itself, or, for a macro defined as
+/// another macro's name, that one's (followed to the end of the chain).
+fn defining_macro(macros: &MacroTable, name: &str) -> String {
+    let mut name = name.to_string();
+    for _ in 0..16 {
+        let next = match macros.get(&name) {
+            Some(m) if m.params.is_none() && m.body.len() == 1 => match &m.body[0].tok {
+                crate::frontend::lexer::Tok::Ident(x) if macros.get(x).is_some() => x.clone(),
+                _ => break,
+            },
+            _ => break,
+        };
+        name = next;
+    }
+    name
 }
 
 /// Checks gpucc's own recipe: on the `.cu` itself when the sizes are small, else on the
@@ -209,7 +236,8 @@ fn check_generated(
     let mut input = a.input.clone();
     input.define.extend(reduced.iter().cloned());
     let text = RecipeSource::Text(compiled.recipe_text.clone());
-    let small = match compile(&input, text, &[], &mut std::io::sink(), err, color) {
+    let device = Device::named(&a.target.device).unwrap_or_else(|_| Device::default_device());
+    let small = match compile(&input, &device, text, &[], &mut std::io::sink(), err, color) {
         Ok(c) => c,
         Err(_) => {
             let _ = writeln!(
@@ -246,6 +274,7 @@ fn check_generated(
 /// error gives the exit code.
 fn compile(
     input: &InputArgs,
+    device: &Device,
     source: RecipeSource,
     params: &[(String, String)],
     out: &mut dyn Write,
@@ -285,7 +314,7 @@ fn compile(
             }
         },
         RecipeSource::Text(text) => (GENERATED_RECIPE.to_string(), text),
-        RecipeSource::Generate(device) => {
+        RecipeSource::Generate => {
             let (program, deps) = &programs[0];
             let r = rank_with_progress(program, deps, &macros, device, color).map_err(|why| {
                 let d = Diagnostic::error_nowhere(format!(
@@ -325,18 +354,32 @@ fn compile(
         }
         units.push((result.transformed, generated));
     }
-    let target = ranked
-        .as_ref()
-        .map(|r| r.plan.arch.clone())
-        .unwrap_or_else(|| "sm_90".to_string());
+    let prediction =
+        units.first().map(
+            |(t, g)| match crate::emulator::estimate(t, g, device, &[]) {
+                Ok(e) => {
+                    let slowest = e
+                        .slowest()
+                        .map(|k| format!("; slowest kernel {}, {}-bound", k.name, k.bound))
+                        .unwrap_or_default();
+                    format!(
+                        "{} on the {} (MWP-CWP estimate, not a measurement){slowest}",
+                        tune::format_us(e.time_us),
+                        device.name
+                    )
+                }
+                Err(why) => format!("none ({why})"),
+            },
+        );
     let options = crate::cuda::EmitOptions {
         recipe: Some(crate::cuda::RecipeInfo {
             path: &recipe_name,
             text: &recipe_text,
             params: &used_params,
         }),
-        target: &target,
+        target: &device.arch,
         defines: &input.define,
+        prediction: prediction.as_deref(),
     };
     let text = crate::cuda::emit(sources.get(file_id), &units, &options)
         .map_err(|d| report_failure(&sources, &d, err, color))?;
@@ -440,7 +483,8 @@ pub(super) fn verify_command(
         }
         (None, Some(recipe)) => {
             let source = RecipeSource::File(recipe);
-            let compiled = match compile(&a.input, source, &a.param, out, err, color) {
+            let device = Device::default_device();
+            let compiled = match compile(&a.input, &device, source, &a.param, out, err, color) {
                 Ok(c) => c,
                 Err(code) => return code,
             };

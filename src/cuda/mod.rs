@@ -41,6 +41,8 @@ pub struct EmitOptions<'a> {
     pub defines: &'a [(String, String)],
     /// The GPU architecture the code is meant for (`sm_90`).
     pub target: &'a str,
+    /// The predicted time and bottleneck, for the header.
+    pub prediction: Option<&'a str>,
 }
 
 /// The `.cu` text for `file`, whose units were compiled to `units`.
@@ -119,7 +121,8 @@ fn header(file: &SourceFile, units: &[(Transformed, Generated)], o: &EmitOptions
     }
     let _ = writeln!(
         h,
-        " * Predicted time: not measured (gpucc has no performance model yet)."
+        " * Predicted time: {}.",
+        o.prediction.unwrap_or("not estimated")
     );
     if let Some(r) = &o.recipe {
         let _ = writeln!(h, " *\n * Recipe {}:", r.path);
