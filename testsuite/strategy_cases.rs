@@ -117,8 +117,16 @@ fn every_kernel_compiles_without_a_recipe_verifies_and_builds() {
         let Some(cu) = &o.cu else {
             return vec![format!("{}: no .cu", relative(&o.path))];
         };
+        // The case's include directories, for headers the copied-through text includes.
+        let args = case_args(&o.path);
+        let includes: Vec<String> = args
+            .windows(2)
+            .filter(|w| w[0] == "-I")
+            .flat_map(|w| ["-I".to_string(), w[1].clone()])
+            .collect();
         for arch in ["sm_90", "sm_80"] {
             let out = std::process::Command::new(&nvcc)
+                .args(&includes)
                 .args(["-arch", arch, "-cubin", "-Xptxas", "-v", "-o"])
                 .arg(cu.with_extension(format!("{arch}.cubin")))
                 .arg(cu)

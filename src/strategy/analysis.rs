@@ -75,10 +75,10 @@ impl<'a> Nests<'a> {
     }
 
     /// The arrays a reduction loop reduces, if every one of its reductions can be split
-    /// over threads (a sum: `+=`, `-=`); `None` otherwise.
+    /// over threads (a sum, a minimum or a maximum); `None` otherwise.
     pub fn splittable_reduction(&self, l: LoopId) -> Option<Vec<ArrayId>> {
         match &self.deps.loops[l] {
-            LoopKind::Reduction(rs) if rs.iter().all(|(op, _)| *op == ReductionOp::Add) => {
+            LoopKind::Reduction(rs) if rs.iter().all(|(op, _)| *op != ReductionOp::Mul) => {
                 let mut arrays: Vec<ArrayId> = rs.iter().map(|(_, a)| *a).collect();
                 arrays.dedup();
                 Some(arrays)

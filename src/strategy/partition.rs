@@ -124,35 +124,52 @@ pub fn candidates(n: &Nests, root: LoopId) -> Vec<Partition> {
                 &stmts,
             ));
         }
-        // A sum split over threads: only for a perfect nest (every statement in the
-        // innermost band loop), where the sum is the whole work of each thread.
+        // A sum split over threads, in the order the sum runs (a reduction may not be
+        // reordered): the innermost loop of a perfect nest (every statement in it) on the
+        // threads along x, the loop around it (if any) on blocks, and tiled onto the
+        // threads along y when it is a sum too.
         let innermost = *band.last().expect("a band has a root");
         let perfect = stmts
             .iter()
             .all(|&s| n.p.statements[s].loops.last() == Some(&innermost));
-        if perfect && parallel.len() <= 1 {
-            let sums: Vec<LoopId> = summed.iter().map(|(l, _)| *l).collect();
-            let ranked = ranked_for_x(n, &stmts, &sums);
-            if let Some(&x) = ranked.first() {
-                let mut reduce: Vec<ArrayId> = Vec::new();
-                for (_, arrays) in &summed {
-                    for a in arrays {
-                        if !reduce.contains(a) {
-                            reduce.push(*a);
+        let mut mappable: Vec<LoopId> =
+            band.iter().copied().filter(|l| !host.contains(l)).collect();
+        if perfect && mappable.len() <= 2 {
+            let x = mappable
+                .pop()
+                .expect("the innermost loop is not on the host");
+            let outer = mappable.pop();
+            let sums_of = |l: LoopId| summed.iter().find(|(s, _)| *s == l).map(|(_, a)| a);
+            if let Some(x_sums) = sums_of(x) {
+                let mut reduce: Vec<ArrayId> = x_sums.clone();
+                let (y, block_y) = match outer {
+                    Some(o) => match sums_of(o) {
+                        Some(o_sums) => {
+                            for a in o_sums {
+                                if !reduce.contains(a) {
+                                    reduce.push(*a);
+                                }
+                            }
+                            (Some(o), None)
                         }
-                    }
+                        None if n.is_parallel(o) => (None, Some(o)),
+                        None => (None, None),
+                    },
+                    None => (None, None),
+                };
+                if outer.is_none() || y.is_some() || block_y.is_some() {
+                    out.push(partition(
+                        n,
+                        &band,
+                        &host,
+                        x,
+                        y,
+                        block_y,
+                        &reduce,
+                        &host_reason,
+                        &stmts,
+                    ));
                 }
-                out.push(partition(
-                    n,
-                    &band,
-                    &host,
-                    x,
-                    None,
-                    parallel.first().copied(),
-                    &reduce,
-                    &host_reason,
-                    &stmts,
-                ));
             }
         }
     }

@@ -109,6 +109,19 @@ pub fn candidates(n: &Nests, root: LoopId, stmts: &[StatementId], part: &Partiti
         if part.reduce.contains(&array) {
             continue;
         }
+        if !part.reduce.is_empty() {
+            // A parallel sum: each thread touches each element once; nothing to stage.
+            if !n.is_written(array) {
+                c.read_only.push(array);
+                if accesses.iter().all(|&a| !uses_any(n, a, &threads))
+                    && n.constant_size(array)
+                    && n.bytes(array).is_some_and(|b| b <= 64 * 1024)
+                {
+                    c.constant.push((array, format!("`{name}` is read-only and read at the same address by all threads: constant memory broadcasts it.")));
+                }
+            }
+            continue;
+        }
         let uses = |a: AccessId| n.loops_in_access(a);
         let thread_free = |a: AccessId| !uses(a).iter().any(|l| threads.contains(l));
         // Loops of the thread around the access that it does not move with: reuse.
@@ -204,4 +217,9 @@ pub fn candidates(n: &Nests, root: LoopId, stmts: &[StatementId], part: &Partiti
         c.shared.push((array, long.first().copied(), why));
     }
     c
+}
+
+/// Whether access `a` uses one of `loops`.
+fn uses_any(n: &Nests, a: AccessId, loops: &[LoopId]) -> bool {
+    n.loops_in_access(a).iter().any(|l| loops.contains(l))
 }

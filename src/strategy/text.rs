@@ -168,6 +168,10 @@ fn write_nest(
 ) {
     let part = &v.partition;
     let name = |l: LoopId| p.loops[l].iterator.clone();
+    if !part.reduce.is_empty() {
+        write_sum(r, p, names, stmts, v, sfx, kernel, several);
+        return;
+    }
     let tiled: Vec<(LoopId, &str)> = std::iter::once((part.x, "TX"))
         .chain(part.y.map(|y| (y, "TY")))
         .chain(v.placement.tiled.map(|k| (k, "TK")))
@@ -277,6 +281,114 @@ fn write_nest(
             p.arrays[*a].name
         );
     }
+    for a in &v.placement.constant {
+        let _ = writeln!(r, "copy_to_constant(\"{}\")", p.arrays[*a].name);
+    }
+    for a in &v.placement.read_only_cache {
+        let _ = writeln!(r, "copy_to_texture(\"{}\")", p.arrays[*a].name);
+    }
+}
+
+/// The commands of a parallel sum, which keep the order the sum runs in (a reduction may
+/// not be reordered): the threads' loops stay where they are, their tile loops run inside
+/// each thread, and the blocks take the outermost level.
+#[allow(clippy::too_many_arguments)]
+fn write_sum(
+    r: &mut String,
+    p: &Program,
+    names: &Names,
+    stmts: &[StatementId],
+    v: &Variant,
+    sfx: &str,
+    kernel: &str,
+    several: bool,
+) {
+    let part = &v.partition;
+    let name = |l: LoopId| p.loops[l].iterator.clone();
+    for param in &v.params {
+        let candidates: Vec<String> = param.candidates.iter().map(|c| c.to_string()).collect();
+        let _ = writeln!(
+            r,
+            "{0}{sfx} = param(\"{0}{sfx}\", {{{1}}}, {2})",
+            param.role,
+            candidates.join(", "),
+            param.value
+        );
+    }
+    let stmt = stmts
+        .iter()
+        .filter(|s| p.statements[**s].loops.contains(&part.x))
+        .max_by_key(|s| p.statements[**s].loops.len())
+        .copied()
+        .unwrap_or(stmts[0]);
+    let stmt_arg = if several {
+        format!("{stmt}, ")
+    } else {
+        String::new()
+    };
+    let x = name(part.x);
+    let xx = names.control(&x, sfx);
+    let host: Vec<String> = part
+        .host
+        .iter()
+        .map(|l| format!("\"{}\"", name(*l)))
+        .collect();
+    let order = |rest: &[String]| -> String {
+        host.iter()
+            .cloned()
+            .chain(rest.iter().map(|s| format!("\"{s}\"")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (blocks, threads) = if let Some(y) = part.y {
+        let y = name(y);
+        let yy = names.control(&y, sfx);
+        let _ = writeln!(
+            r,
+            "tile_by_index({stmt_arg}{{\"{y}\", \"{x}\"}}, {{TY{sfx}, TX{sfx}}}, {{l1_control=\"{yy}\", l2_control=\"{xx}\"}}, {{{}}})",
+            order(&[yy.clone(), y.clone(), xx.clone(), x.clone()])
+        );
+        (vec![yy], vec![x.clone(), y])
+    } else if let Some(b) = part.block_y {
+        let b = name(b);
+        let _ = writeln!(
+            r,
+            "tile_by_index({stmt_arg}{{\"{x}\"}}, {{TX{sfx}}}, {{l1_control=\"{xx}\"}}, {{{}}})",
+            order(&[b.clone(), xx.clone(), x.clone()])
+        );
+        (vec![b], vec![x.clone()])
+    } else {
+        let xb = names.control(&format!("{x}b"), sfx);
+        let _ = writeln!(
+            r,
+            "tile_by_index({stmt_arg}{{\"{x}\"}}, {{TX{sfx} * TR{sfx}}}, {{l1_control=\"{xb}\"}}, {{{}}})",
+            order(&[xb.clone(), x.clone()])
+        );
+        let _ = writeln!(
+            r,
+            "tile_by_index({stmt_arg}{{\"{x}\"}}, {{TX{sfx}}}, {{l1_control=\"{xx}\"}}, {{{}}})",
+            order(&[xb.clone(), xx.clone(), x.clone()])
+        );
+        (vec![xb], vec![x.clone()])
+    };
+    let quoted = |v: &[String]| -> String {
+        v.iter()
+            .map(|s| format!("\"{s}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let reduce: Vec<String> = part
+        .reduce
+        .iter()
+        .map(|a| p.arrays[*a].name.clone())
+        .collect();
+    let _ = writeln!(
+        r,
+        "cudaize({stmt_arg}\"{kernel}\", {{}}, {{block={{{}}}, thread={{{}}}, reduce={{{}}}}})",
+        quoted(&blocks),
+        quoted(&threads),
+        quoted(&reduce)
+    );
     for a in &v.placement.constant {
         let _ = writeln!(r, "copy_to_constant(\"{}\")", p.arrays[*a].name);
     }

@@ -175,6 +175,9 @@ fn parameters(
     placement: &Placement,
     device: &Device,
 ) -> Option<(Vec<Param>, Vec<Vec<i64>>)> {
+    if !part.reduce.is_empty() {
+        return sum_parameters(n, part, device);
+    }
     let warp = device.limits.warp_size;
     let max_threads = device.limits.max_threads_per_block;
     let fits = |size: i64, extent: Option<i64>| match extent {
@@ -281,6 +284,86 @@ fn parameters(
         })
         .cloned()
         .expect("at least one combination");
+    let params = roles
+        .iter()
+        .enumerate()
+        .map(|(k, role)| {
+            let mut candidates: Vec<i64> = combos.iter().map(|c| c[k]).collect();
+            candidates.sort_unstable();
+            candidates.dedup();
+            Param {
+                role,
+                candidates,
+                value: default[k],
+            }
+        })
+        .collect();
+    Some((params, combos))
+}
+
+/// The parameters of a parallel sum: threads along x (`TX`), and rows of threads along y
+/// (`TY`, a sum over two loops) or elements each thread adds up per block (`TR`, a sum
+/// over one loop); a loop on blocks has none.
+fn sum_parameters(
+    n: &Nests,
+    part: &Partition,
+    device: &Device,
+) -> Option<(Vec<Param>, Vec<Vec<i64>>)> {
+    let ex = n.extent(part.x);
+    let (roles, options): (Vec<&'static str>, Vec<Vec<i64>>) = if part.y.is_some() {
+        let mut o = Vec::new();
+        for tx in [64, 128, 256] {
+            for ty in [2, 4, 8] {
+                o.push(vec![tx, ty]);
+            }
+        }
+        (vec!["TX", "TY"], o)
+    } else if part.block_y.is_some() {
+        (
+            vec!["TX"],
+            [64, 128, 256, 512].iter().map(|t| vec![*t]).collect(),
+        )
+    } else {
+        let mut o = Vec::new();
+        for tx in [128, 256, 512] {
+            for tr in [4, 16, 64] {
+                o.push(vec![tx, tr]);
+            }
+        }
+        (vec!["TX", "TR"], o)
+    };
+    let threads = |c: &[i64]| c[0] * if part.y.is_some() { c[1] } else { 1 };
+    let blocks = |c: &[i64]| -> Option<i64> {
+        if let Some(y) = part.y {
+            Some((n.extent(y)? + c[1] - 1) / c[1])
+        } else if let Some(b) = part.block_y {
+            n.extent(b)
+        } else {
+            Some((ex? + c[0] * c[1] - 1) / (c[0] * c[1]))
+        }
+    };
+    let rated: Vec<(Vec<i64>, i64, i64)> = options
+        .iter()
+        .filter(|c| threads(c) <= device.limits.max_threads_per_block)
+        .filter_map(|c| {
+            let resident = device.blocks_per_sm(threads(c), 32, 0).max(1);
+            Some((c.clone(), blocks(c)?, device.limits.sms * resident))
+        })
+        .collect();
+    let combos = if rated.is_empty() {
+        options
+    } else {
+        occupancy::filter(&rated)
+    };
+    let default = combos
+        .iter()
+        .min_by_key(|c| {
+            (
+                (threads(c) - 256).abs(),
+                c.get(1).map_or(0, |x| (x - 16).abs()),
+            )
+        })
+        .cloned()?;
     let params = roles
         .iter()
         .enumerate()
