@@ -117,7 +117,7 @@ fn compile_usage_and_input_errors() {
     let _ = std::fs::remove_file(&out);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("run in one GPU thread (correct, but slow)")
+        err.contains("in one GPU thread (correct, but slow)")
             && err.contains("every loop of the nest at line 7 carries a dependence"),
         "{err}"
     );

@@ -270,6 +270,28 @@ fn check_generated(
     )
 }
 
+/// Analyses `input`, which must have one unit (`why` says what needs one: "a recipe
+/// describes one"); diagnostics are printed, and an error gives the exit code.
+fn analyze_one(
+    input: &InputArgs,
+    why: &str,
+    err: &mut dyn Write,
+    color: bool,
+) -> Result<Analysis, i32> {
+    let analysis =
+        analyze(input).map_err(|(sources, diags)| report_failure(&sources, &diags, err, color))?;
+    if analysis.programs.len() > 1 {
+        let d = Diagnostic::error_nowhere(format!(
+            "`{}` has {} `#pragma scop` regions, and {why}",
+            input.file.display(),
+            analysis.programs.len()
+        ))
+        .with_hint("compile one function with --function NAME, or keep one region per file");
+        return Err(report_failure(&analysis.sources, &[d], err, color));
+    }
+    Ok(analysis)
+}
+
 /// Runs the whole pipeline on `input` with a recipe; diagnostics are printed, and an
 /// error gives the exit code.
 fn compile(
@@ -286,17 +308,8 @@ fn compile(
         programs,
         macros,
         ..
-    } = analyze(input).map_err(|(sources, diags)| report_failure(&sources, &diags, err, color))?;
+    } = analyze_one(input, "a recipe describes one", err, color)?;
     let file_id = crate::diag::SourceId(0);
-    if programs.len() > 1 {
-        let d = Diagnostic::error_nowhere(format!(
-            "`{}` has {} `#pragma scop` regions, and a recipe describes one",
-            input.file.display(),
-            programs.len()
-        ))
-        .with_hint("compile one function with --function NAME, or keep one region per file");
-        return Err(report_failure(&sources, &[d], err, color));
-    }
     let mut ranked = None;
     let (recipe_name, recipe_text) = match source {
         RecipeSource::File(path) => match std::fs::read(path) {
@@ -455,21 +468,11 @@ pub(super) fn verify_command(
                     return EXIT_USER_ERROR;
                 }
             };
-            let Analysis {
-                sources, programs, ..
-            } = match analyze(&a.input) {
-                Ok(x) => x,
-                Err((sources, diags)) => return report_failure(&sources, &diags, err, color),
-            };
-            if programs.len() != 1 {
-                let d = Diagnostic::error_nowhere(format!(
-                    "`{}` has {} `#pragma scop` regions; a check compares one",
-                    a.input.file.display(),
-                    programs.len()
-                ))
-                .with_hint("name the function with --function NAME");
-                return report_failure(&sources, &[d], err, color);
-            }
+            let Analysis { programs, .. } =
+                match analyze_one(&a.input, "a check compares one", err, color) {
+                    Ok(x) => x,
+                    Err(code) => return code,
+                };
             let program = &programs[0].0;
             check(
                 &a.input,
@@ -586,19 +589,10 @@ pub(super) fn strategies_command(
         programs,
         macros,
         ..
-    } = match analyze(&a.input) {
+    } = match analyze_one(&a.input, "a recipe describes one", err, color) {
         Ok(x) => x,
-        Err((sources, diags)) => return report_failure(&sources, &diags, err, color),
+        Err(code) => return code,
     };
-    if programs.len() != 1 {
-        let d = Diagnostic::error_nowhere(format!(
-            "`{}` has {} `#pragma scop` regions, and a recipe describes one",
-            a.input.file.display(),
-            programs.len()
-        ))
-        .with_hint("compile one function with --function NAME, or keep one region per file");
-        return report_failure(&sources, &[d], err, color);
-    }
     let (program, deps) = &programs[0];
     let ranked = match rank_with_progress(program, deps, &macros, &device, color) {
         Ok(r) => r,

@@ -22,6 +22,16 @@ fn lines(p: &Program, statements: &[usize]) -> String {
     }
 }
 
+/// `line 7 runs` or `lines 7-9 run`.
+fn lines_run(p: &Program, statements: &[usize]) -> String {
+    let l = lines(p, statements);
+    if l.starts_with("lines") {
+        format!("{l} run")
+    } else {
+        format!("{l} runs")
+    }
+}
+
 /// One line on the choice, and a note per part that runs in one thread.
 pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
     let chosen: Vec<String> = r.chosen.iter().map(|v| tune::describe(p, v)).collect();
@@ -41,8 +51,8 @@ pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
         if let Item::Serial(run) = item {
             let _ = writeln!(
                 err,
-                "gpucc: note: {} run in one GPU thread (correct, but slow): {}",
-                lines(p, &run.statements),
+                "gpucc: note: {} in one GPU thread (correct, but slow): {}",
+                lines_run(p, &run.statements),
                 run.why
             );
         }

@@ -134,6 +134,23 @@ pub(super) fn host_text(
             w.line("{");
             w.indent += 1;
             w.line("/* gpucc: this #pragma scop region runs on the GPU. */");
+            // Loop indices declared before the region (`int i, j;` as PolyBench writes)
+            // are no longer used by it: say so, or compilers warn about them.
+            let mut unused: Vec<&str> = Vec::new();
+            for l in &p.loops {
+                let outside = p
+                    .unit
+                    .params
+                    .iter()
+                    .any(|q| q.declarator.name == l.iterator && q.declarator.dims.is_empty());
+                if outside && !unused.contains(&l.iterator.as_str()) {
+                    unused.push(&l.iterator);
+                }
+            }
+            if !unused.is_empty() {
+                let voids: Vec<String> = unused.iter().map(|n| format!("(void){n};")).collect();
+                w.line(&voids.join(" "));
+            }
         }
     }
     for (a, size) in global.iter().zip(&sizes) {

@@ -100,11 +100,11 @@ pub fn recipe(
         let _ = writeln!(r);
         let _ = writeln!(
             r,
-            "-- {} run in one thread: {}.",
+            "-- {} in one thread: {}.",
             if lo == hi {
-                format!("Line {lo}")
+                format!("Line {lo} runs")
             } else {
-                format!("Lines {lo}-{hi}")
+                format!("Lines {lo}-{hi} run")
             },
             run.why
         );
@@ -147,7 +147,12 @@ impl Names {
 
     /// `ii` for `i` (with the nest's suffix), avoiding names the program uses.
     fn control(&self, base: &str, sfx: &str) -> String {
-        let mut name = format!("{base}{base}{sfx}");
+        self.fresh(&format!("{base}{base}{sfx}"))
+    }
+
+    /// `name`, or `name_` (and so on) if the program uses it.
+    fn fresh(&self, name: &str) -> String {
+        let mut name = name.to_string();
         while self.taken.contains(&name) {
             name.push('_');
         }
@@ -176,16 +181,7 @@ fn write_nest(
         .chain(part.y.map(|y| (y, "TY")))
         .chain(v.placement.tiled.map(|k| (k, "TK")))
         .collect();
-    for param in &v.params {
-        let candidates: Vec<String> = param.candidates.iter().map(|c| c.to_string()).collect();
-        let _ = writeln!(
-            r,
-            "{0}{sfx} = param(\"{0}{sfx}\", {{{1}}}, {2})",
-            param.role,
-            candidates.join(", "),
-            param.value
-        );
-    }
+    write_params(r, v, sfx);
     // The statement the commands name: the deepest inside every tiled loop.
     let needed: Vec<LoopId> = tiled.iter().map(|(l, _)| *l).chain(part.block_y).collect();
     let stmt = stmts
@@ -305,16 +301,7 @@ fn write_sum(
 ) {
     let part = &v.partition;
     let name = |l: LoopId| p.loops[l].iterator.clone();
-    for param in &v.params {
-        let candidates: Vec<String> = param.candidates.iter().map(|c| c.to_string()).collect();
-        let _ = writeln!(
-            r,
-            "{0}{sfx} = param(\"{0}{sfx}\", {{{1}}}, {2})",
-            param.role,
-            candidates.join(", "),
-            param.value
-        );
-    }
+    write_params(r, v, sfx);
     let stmt = stmts
         .iter()
         .filter(|s| p.statements[**s].loops.contains(&part.x))
@@ -358,7 +345,7 @@ fn write_sum(
         );
         (vec![b], vec![x.clone()])
     } else {
-        let xb = names.control(&format!("{x}b"), sfx);
+        let xb = names.fresh(&format!("{x}b{sfx}"));
         let _ = writeln!(
             r,
             "tile_by_index({stmt_arg}{{\"{x}\"}}, {{TX{sfx} * TR{sfx}}}, {{l1_control=\"{xb}\"}}, {{{}}})",
@@ -394,5 +381,19 @@ fn write_sum(
     }
     for a in &v.placement.read_only_cache {
         let _ = writeln!(r, "copy_to_texture(\"{}\")", p.arrays[*a].name);
+    }
+}
+
+/// `TX = param("TX", {32, 64}, 64)` for each parameter of the variant.
+fn write_params(r: &mut String, v: &Variant, sfx: &str) {
+    for param in &v.params {
+        let candidates: Vec<String> = param.candidates.iter().map(|c| c.to_string()).collect();
+        let _ = writeln!(
+            r,
+            "{0}{sfx} = param(\"{0}{sfx}\", {{{1}}}, {2})",
+            param.role,
+            candidates.join(", "),
+            param.value
+        );
     }
 }

@@ -284,21 +284,7 @@ fn parameters(
         })
         .cloned()
         .expect("at least one combination");
-    let params = roles
-        .iter()
-        .enumerate()
-        .map(|(k, role)| {
-            let mut candidates: Vec<i64> = combos.iter().map(|c| c[k]).collect();
-            candidates.sort_unstable();
-            candidates.dedup();
-            Param {
-                role,
-                candidates,
-                value: default[k],
-            }
-        })
-        .collect();
-    Some((params, combos))
+    Some((params_of(&roles, &combos, &default), combos))
 }
 
 /// The parameters of a parallel sum: threads along x (`TX`), and rows of threads along y
@@ -364,7 +350,13 @@ fn sum_parameters(
             )
         })
         .cloned()?;
-    let params = roles
+    Some((params_of(&roles, &combos, &default), combos))
+}
+
+/// The parameters `roles`, each with the values it takes in `combos` and its value in
+/// `default`.
+fn params_of(roles: &[&'static str], combos: &[Vec<i64>], default: &[i64]) -> Vec<Param> {
+    roles
         .iter()
         .enumerate()
         .map(|(k, role)| {
@@ -377,6 +369,5 @@ fn sum_parameters(
                 value: default[k],
             }
         })
-        .collect();
-    Some((params, combos))
+        .collect()
 }
