@@ -76,7 +76,13 @@ fn every_kernel_compiles_without_a_recipe_verifies_and_builds() {
     let mut parallel = 0;
     for o in &outcomes {
         // `deps/dot.c` and `strategy/kernels/dot.c` both exist: the folder is in the name.
-        let folder = o.path.parent().unwrap().file_name().unwrap().to_string_lossy();
+        let folder = o
+            .path
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
         let name = format!(
             "{folder}__{}",
             o.path.file_name().unwrap().to_string_lossy()
