@@ -172,7 +172,14 @@ pub fn candidates(n: &Nests, root: LoopId, stmts: &[StatementId], part: &Partiti
         let shared_by_threads = accesses
             .iter()
             .any(|&a| threads.iter().any(|t| !uses(a).contains(t)) && in_a_loop(a));
-        let window = accesses.len() >= 2 && accesses.iter().all(|&a| !thread_free(a))
+        // Two reads at different places (a stencil's neighbours), not one read twice.
+        let mut distinct: Vec<&str> = accesses
+            .iter()
+            .map(|&a| n.p.accesses[a].text.as_str())
+            .collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let window = distinct.len() >= 2 && accesses.iter().all(|&a| !thread_free(a))
             || accesses.iter().any(|&a| {
                 let rank = n.p.accesses[a].subscripts.len();
                 (0..rank).any(|d| {

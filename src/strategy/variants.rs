@@ -99,11 +99,14 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
     out
 }
 
-/// Every consistent subset of the candidates, the largest first.
+/// Every consistent subset of the candidates, the largest first; beyond
+/// [`MAX_PLACEMENTS`], taken in turn from each choice of shared-memory arrays, so that a
+/// choice the dependences forbid (its tiling reorders the nest) cannot crowd out the rest.
 fn placements(n: &Nests, c: &Candidates) -> Vec<Placement> {
-    let mut out = Vec::new();
+    let mut groups: Vec<Vec<Placement>> = Vec::new();
     let shared_sets = subsets(c.shared.len());
     for s in &shared_sets {
+        let mut out = Vec::new();
         let chosen: Vec<&(ArrayId, Option<LoopId>, String)> =
             s.iter().map(|k| &c.shared[*k]).collect();
         let mut tiled: Option<LoopId> = None;
@@ -152,8 +155,22 @@ fn placements(n: &Nests, c: &Candidates) -> Vec<Placement> {
                 });
             }
         }
+        groups.push(out);
     }
-    out.truncate(MAX_PLACEMENTS);
+    let mut out = Vec::new();
+    for k in 0.. {
+        let before = out.len();
+        for g in &groups {
+            if let Some(p) = g.get(k) {
+                if out.len() < MAX_PLACEMENTS {
+                    out.push(p.clone());
+                }
+            }
+        }
+        if out.len() == before || out.len() >= MAX_PLACEMENTS {
+            break;
+        }
+    }
     out
 }
 
