@@ -6,6 +6,7 @@
 //! with it.
 
 pub mod mwp_cwp;
+pub mod saake;
 pub mod workload;
 
 use crate::codegen::ir::Generated;

@@ -1,0 +1,500 @@
+//! Abstract kernel emulation and sensitivity analysis (seed 000, "SAAKE": §3 and §4,
+//! Algorithm 1).
+//!
+//! Every hardware resource of an SM (global memory, the FP32 pipes, shared memory, ...)
+//! is a pipe with a *latency* (cycles until a dependent instruction may use the result)
+//! and a *gap* (cycles between two admissions: the inverse of its throughput). The warps
+//! resident on one SM run an abstract instruction stream each: which resource an
+//! instruction uses, and which earlier instructions of the same warp it waits for.
+//! [`emulate`] schedules them greedy-then-oldest: the current warp keeps issuing while its
+//! next instruction is ready; when it stalls, the warp whose next instruction is ready
+//! earliest (the oldest on ties) takes over. An issued instruction enters its resource at
+//! `max(t, pipe_admit[r])`, finishes `latency[r]` later, and keeps the resource from
+//! admitting another for `gap[r]`.
+//!
+//! One correction to the published pseudocode (DESIGN §8): when the current warp stalls,
+//! the clock moves to the earliest ready time of the other warps *but never backwards*
+//! (`t <- max(t, earliest)`): a warp whose earliest time was computed in the past would
+//! otherwise rewind the clock.
+//!
+//! [`sensitivity`] re-runs the emulation with each resource's latency, then its gap,
+//! raised by 10%, and reports the normalised sensitivities `(dT/T) / (dX/X)`: the resource
+//! with the largest is the bottleneck, latency-bound when its latency sensitivity
+//! dominates, throughput-bound when its gap's does (§3.3).
+
+/// A pipelined resource: its name, latency and gap in cycles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resource {
+    pub name: String,
+    pub latency: f64,
+    pub gap: f64,
+}
+
+impl Resource {
+    pub fn new(name: &str, latency: f64, gap: f64) -> Resource {
+        Resource {
+            name: name.to_string(),
+            latency,
+            gap,
+        }
+    }
+}
+
+/// One abstract instruction of a warp's stream.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Instr {
+    /// Uses resource `resource` once its predecessors `deps` (indices of earlier
+    /// instructions of the same stream) have finished.
+    Op { resource: usize, deps: Vec<usize> },
+    /// `__syncthreads()`: the warp waits until every warp of its block has reached the
+    /// barrier and every instruction they issued before it has finished (§4.4).
+    Barrier,
+}
+
+/// What runs on one SM: `blocks` blocks of `warps_per_block` warps, every warp running
+/// `stream`.
+#[derive(Clone, Debug)]
+pub struct Workload<'a> {
+    pub stream: &'a [Instr],
+    pub warps_per_block: usize,
+    pub blocks: usize,
+    /// Instructions the SM issues per cycle (its warp schedulers); 1 in Algorithm 1.
+    pub issue_per_cycle: usize,
+}
+
+/// The outcome of an emulation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Emulation {
+    /// Cycles until the last instruction of any warp finishes.
+    pub cycles: f64,
+    /// Per resource: the cycles it was busy (Algorithm 1, line 25).
+    pub utilization: Vec<f64>,
+    /// The order in which the scheduler issued (warp, instruction), barriers included.
+    pub order: Vec<(usize, usize)>,
+}
+
+/// Emulates `w` on `resources` (Algorithm 1, greedy-then-oldest).
+pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
+    let warps = w.warps_per_block * w.blocks;
+    let n = w.stream.len();
+    let issue = w.issue_per_cycle.max(1) as f64;
+    let mut fin = vec![vec![0.0f64; n]; warps];
+    let mut cur = vec![0usize; warps];
+    let mut pipe_admit = vec![f64::NEG_INFINITY; resources.len()];
+    let mut start = vec![f64::NEG_INFINITY; resources.len()];
+    let mut utilization = vec![0.0f64; resources.len()];
+    // Barriers: per block, the warps waiting and the time the last instruction before the
+    // barrier finishes; a warp released from a barrier may go on at `released[w]`.
+    let mut waiting = vec![0usize; w.blocks];
+    let mut released = vec![0.0f64; warps];
+    let mut at_barrier = vec![false; warps];
+    let mut last_finish = vec![0.0f64; warps];
+    let mut t = 0.0f64;
+    let mut current = 0usize;
+    let mut order = Vec::with_capacity(warps * n);
+    let earliest = |warp: usize,
+                    cur: &[usize],
+                    fin: &[Vec<f64>],
+                    released: &[f64],
+                    at_barrier: &[bool],
+                    t: f64|
+     -> f64 {
+        if cur[warp] >= n || at_barrier[warp] {
+            return f64::INFINITY;
+        }
+        let ready = match &w.stream[cur[warp]] {
+            Instr::Op { deps, .. } => deps
+                .iter()
+                .map(|d| fin[warp][*d])
+                .fold(released[warp], f64::max),
+            Instr::Barrier => released[warp],
+        };
+        ready.max(t)
+    };
+    loop {
+        if cur.iter().all(|c| *c >= n) {
+            break;
+        }
+        let e = earliest(current, &cur, &fin, &released, &at_barrier, t);
+        if e > t {
+            // The current warp stalls: the one ready first takes over (the oldest on ties),
+            // and the clock moves to its time, never backwards.
+            let (best, time) = (0..warps)
+                .map(|x| (x, earliest(x, &cur, &fin, &released, &at_barrier, t)))
+                .fold((current, f64::INFINITY), |acc, (x, e)| {
+                    if e < acc.1 {
+                        (x, e)
+                    } else {
+                        acc
+                    }
+                });
+            if time.is_infinite() {
+                // Every unfinished warp waits at a barrier that cannot open: a malformed
+                // stream (a barrier some warps of a block never reach).
+                break;
+            }
+            current = best;
+            t = t.max(time);
+            continue;
+        }
+        let i = cur[current];
+        order.push((current, i));
+        match &w.stream[i] {
+            Instr::Op { resource, .. } => {
+                let r = *resource;
+                let begin = t.max(pipe_admit[r]);
+                fin[current][i] = begin + resources[r].latency;
+                last_finish[current] = last_finish[current].max(fin[current][i]);
+                pipe_admit[r] = begin + resources[r].gap;
+                utilization[r] += (t - start[r]).min(resources[r].latency);
+                start[r] = t;
+                cur[current] += 1;
+                t += 1.0 / issue;
+            }
+            Instr::Barrier => {
+                let block = current / w.warps_per_block.max(1);
+                fin[current][i] = last_finish[current];
+                at_barrier[current] = true;
+                waiting[block] += 1;
+                if waiting[block] == w.warps_per_block {
+                    let first = block * w.warps_per_block;
+                    let members = first..first + w.warps_per_block;
+                    let open = members.clone().map(|x| last_finish[x]).fold(t, f64::max);
+                    for x in members {
+                        at_barrier[x] = false;
+                        released[x] = open;
+                        cur[x] += 1;
+                    }
+                    waiting[block] = 0;
+                }
+            }
+        }
+    }
+    let cycles = last_finish.iter().copied().fold(0.0, f64::max);
+    Emulation {
+        cycles,
+        utilization,
+        order,
+    }
+}
+
+/// The time of `w` on `resources` when the instructions issue in `order` (as an earlier
+/// [`emulate`] chose it): each issues at the later of one issue slot after the previous
+/// one and the time its operands are ready, enters its resource when that admits it, and
+/// finishes a latency later. Every time is a maximum of sums of latencies and gaps, so a
+/// larger latency or gap never makes it shorter — which a fresh greedy schedule does not
+/// guarantee (a later result can reorder the warps into a tighter packing, by a cycle or
+/// two: Graham's scheduling anomalies). With the parameters `order` was made with, it
+/// reproduces [`emulate`]'s time exactly.
+pub fn replay(resources: &[Resource], w: &Workload, order: &[(usize, usize)]) -> f64 {
+    let warps = w.warps_per_block * w.blocks;
+    let n = w.stream.len();
+    let issue = w.issue_per_cycle.max(1) as f64;
+    let mut fin = vec![vec![0.0f64; n]; warps];
+    let mut pipe_admit = vec![f64::NEG_INFINITY; resources.len()];
+    let mut released = vec![0.0f64; warps];
+    let mut last_finish = vec![0.0f64; warps];
+    let mut arrived = vec![0usize; w.blocks];
+    let mut t = f64::NEG_INFINITY;
+    let mut next_slot = 0.0f64;
+    for &(warp, i) in order {
+        match &w.stream[i] {
+            Instr::Op { resource, deps } => {
+                let ready = deps
+                    .iter()
+                    .map(|d| fin[warp][*d])
+                    .fold(released[warp], f64::max);
+                t = next_slot.max(ready);
+                let begin = t.max(pipe_admit[*resource]);
+                fin[warp][i] = begin + resources[*resource].latency;
+                last_finish[warp] = last_finish[warp].max(fin[warp][i]);
+                pipe_admit[*resource] = begin + resources[*resource].gap;
+                next_slot = t + 1.0 / issue;
+            }
+            Instr::Barrier => {
+                let block = warp / w.warps_per_block.max(1);
+                fin[warp][i] = last_finish[warp];
+                arrived[block] += 1;
+                if arrived[block] == w.warps_per_block {
+                    let first = block * w.warps_per_block;
+                    let members = first..first + w.warps_per_block;
+                    let open = members
+                        .clone()
+                        .map(|x| last_finish[x])
+                        .fold(t.max(next_slot - 1.0 / issue).max(0.0), f64::max);
+                    for x in members {
+                        released[x] = open;
+                    }
+                    arrived[block] = 0;
+                }
+            }
+        }
+    }
+    last_finish.iter().copied().fold(0.0, f64::max)
+}
+
+/// The sensitivity of the time to one resource's latency and gap.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sensitivity {
+    pub resource: String,
+    /// `(dT/T) / (dL/L)` for a 10% larger latency.
+    pub latency: f64,
+    /// `(dT/T) / (dG/G)` for a 10% larger gap.
+    pub gap: f64,
+}
+
+/// The bottleneck: the most sensitive resource, and whether its latency or its
+/// throughput (gap) limits the time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bottleneck {
+    pub resource: String,
+    /// `latency` or `throughput`.
+    pub mode: &'static str,
+}
+
+impl Bottleneck {
+    /// `dram:throughput`, as `--json` writes it.
+    pub fn label(&self) -> String {
+        format!("{}:{}", self.resource, self.mode)
+    }
+}
+
+/// How much a 10% raise of each latency and each gap lengthens the emulated time (§3.3),
+/// and the bottleneck. The raised runs replay the base run's issue order ([`replay`]), so
+/// that what is measured is the resource's effect, not a reshuffled schedule. Resources
+/// the workload never uses have sensitivity 0.
+pub fn sensitivity(resources: &[Resource], w: &Workload) -> (Vec<Sensitivity>, Bottleneck) {
+    const RAISE: f64 = 0.1;
+    let run = emulate(resources, w);
+    let base = run.cycles.max(f64::MIN_POSITIVE);
+    let mut out = Vec::new();
+    for k in 0..resources.len() {
+        let mut changed = |latency: bool| -> f64 {
+            let mut r = resources.to_vec();
+            if latency {
+                r[k].latency *= 1.0 + RAISE;
+            } else {
+                r[k].gap *= 1.0 + RAISE;
+            }
+            (replay(&r, w, &run.order) - base) / base / RAISE
+        };
+        let latency = changed(true);
+        let gap = changed(false);
+        out.push(Sensitivity {
+            resource: resources[k].name.clone(),
+            latency,
+            gap,
+        });
+    }
+    let top = out
+        .iter()
+        .max_by(|a, b| a.latency.max(a.gap).total_cmp(&b.latency.max(b.gap)))
+        .cloned();
+    let bottleneck = match top {
+        Some(s) => Bottleneck {
+            resource: s.resource.clone(),
+            mode: if s.latency >= s.gap {
+                "latency"
+            } else {
+                "throughput"
+            },
+        },
+        None => Bottleneck {
+            resource: "none".to_string(),
+            mode: "latency",
+        },
+    };
+    (out, bottleneck)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `chains` independent warps, each `phases` instructions on one resource, each
+    /// depending on the one before: §3.2's setting (C = chains, P = phases).
+    fn chains(l: f64, g: f64, c: usize, p: usize) -> f64 {
+        let stream: Vec<Instr> = (0..p)
+            .map(|k| Instr::Op {
+                resource: 0,
+                deps: if k == 0 { vec![] } else { vec![k - 1] },
+            })
+            .collect();
+        let w = Workload {
+            stream: &stream,
+            warps_per_block: 1,
+            blocks: c,
+            issue_per_cycle: 1,
+        };
+        emulate(&[Resource::new("fu", l, g)], &w).cycles
+    }
+
+    #[test]
+    fn the_single_resource_formulas_of_section_3() {
+        // Latency-limited (L > C G): T = L P + (C - 1) G.
+        assert_eq!(chains(100.0, 20.0, 3, 4), 440.0);
+        // Throughput-limited (L <= C G): T = L + (C P - 1) G.
+        assert_eq!(chains(100.0, 20.0, 8, 4), 720.0);
+    }
+
+    /// The three warps of Fig. 5: global memory L = 500, G = 100; the functional unit
+    /// L = 100, G = 20. Each warp: S1 = G[..] (memory); S2 = a * b; S3 = S2 * c; S4 = S3 * d;
+    /// S5 = G[S1] (memory, after S1).
+    fn figure_5() -> (Vec<Resource>, Vec<Instr>) {
+        let resources = vec![
+            Resource::new("global", 500.0, 100.0),
+            Resource::new("fu", 100.0, 20.0),
+        ];
+        let op = |resource: usize, deps: Vec<usize>| Instr::Op { resource, deps };
+        let stream = vec![
+            op(0, vec![]),
+            op(1, vec![]),
+            op(1, vec![1]),
+            op(1, vec![2]),
+            op(0, vec![0]),
+        ];
+        (resources, stream)
+    }
+
+    #[test]
+    fn the_trace_of_figure_5() {
+        let (resources, stream) = figure_5();
+        let w = Workload {
+            stream: &stream,
+            warps_per_block: 3,
+            blocks: 1,
+            issue_per_cycle: 1,
+        };
+        // The figure's first steps: S11 issues at 0 and finishes at 500, S12 at 1 -> 101,
+        // S21 at 2 -> max(2, 100) + 500 = 600, S22 at 3 -> max(3, 21) + 100 = 121,
+        // S31 at 4 -> 700, S32 at 5 -> max(5, 41) + 100 = 141; then the clock jumps to
+        // 101 for S13 -> max(101, 61) + 100 = 201. The rest follows from the same rules:
+        // the memory pipe admits S15, S25, S35 at 500, 600, 700 (after the three S?1,
+        // gap 100), each finishing 500 later.
+        let e = emulate(&resources, &w);
+        assert_eq!(e.cycles, 1200.0);
+        // Step by step, on a single warp of it: S1 (0 -> 500), S2 (1 -> 101), S3 waits
+        // for S2 (101 -> 201), S4 (201 -> 301), S5 waits for S1 (500 -> 1000).
+        let one = Workload {
+            blocks: 1,
+            warps_per_block: 1,
+            ..w
+        };
+        assert_eq!(emulate(&resources, &one).cycles, 1000.0);
+    }
+
+    #[test]
+    fn a_replayed_schedule_never_shortens_when_a_latency_or_gap_grows() {
+        // A small pseudo-random family of streams.
+        let mut seed: u64 = 12345;
+        let mut next = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        for _ in 0..3000 {
+            let len = 3 + next(20) as usize;
+            let stream: Vec<Instr> = (0..len)
+                .map(|k| {
+                    if k > 0 && next(9) == 0 {
+                        Instr::Barrier
+                    } else {
+                        let deps = if k > 0 && next(2) == 0 {
+                            vec![next(k as u64) as usize]
+                        } else {
+                            vec![]
+                        };
+                        Instr::Op {
+                            resource: next(3) as usize,
+                            deps,
+                        }
+                    }
+                })
+                .collect();
+            let resources = vec![
+                Resource::new("a", 1.0 + next(500) as f64, 1.0 + next(50) as f64),
+                Resource::new("b", 1.0 + next(100) as f64, 1.0 + next(10) as f64),
+                Resource::new("c", 1.0 + next(30) as f64, 1.0 + next(4) as f64),
+            ];
+            let w = Workload {
+                stream: &stream,
+                warps_per_block: 1 + next(4) as usize,
+                blocks: 1 + next(3) as usize,
+                issue_per_cycle: 1,
+            };
+            let run = emulate(&resources, &w);
+            let base = run.cycles;
+            // The replay of the same order reproduces the emulation.
+            assert_eq!(replay(&resources, &w, &run.order), base, "{stream:?}");
+            for k in 0..3 {
+                for latency in [true, false] {
+                    let mut r = resources.clone();
+                    if latency {
+                        r[k].latency *= 1.5;
+                    } else {
+                        r[k].gap *= 1.5;
+                    }
+                    let t = replay(&r, &w, &run.order);
+                    assert!(t >= base, "{stream:?} {resources:?} {t} < {base}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_barrier_waits_for_every_warp_of_the_block() {
+        let resources = vec![
+            Resource::new("mem", 400.0, 1.0),
+            Resource::new("fu", 4.0, 1.0),
+        ];
+        let stream = vec![
+            Instr::Op {
+                resource: 0,
+                deps: vec![],
+            },
+            Instr::Barrier,
+            Instr::Op {
+                resource: 1,
+                deps: vec![],
+            },
+        ];
+        let w = Workload {
+            stream: &stream,
+            warps_per_block: 2,
+            blocks: 1,
+            issue_per_cycle: 1,
+        };
+        // Loads at 0 and 1 finish at 400 and 401; after the barrier, the adds run at 401
+        // and 402 and finish 4 later.
+        assert_eq!(emulate(&resources, &w).cycles, 406.0);
+    }
+
+    #[test]
+    fn sensitivity_names_the_bottleneck_and_its_mode() {
+        let (resources, stream) = figure_5();
+        // One warp: the memory latency is the whole story.
+        let one = Workload {
+            stream: &stream,
+            warps_per_block: 1,
+            blocks: 1,
+            issue_per_cycle: 1,
+        };
+        let (_, b) = sensitivity(&resources, &one);
+        assert_eq!(b.label(), "global:latency");
+        // Many warps of back-to-back loads: the memory pipe's gap.
+        let loads = vec![Instr::Op {
+            resource: 0,
+            deps: vec![],
+        }];
+        let many = Workload {
+            stream: &loads,
+            warps_per_block: 32,
+            blocks: 2,
+            issue_per_cycle: 1,
+        };
+        let (s, b) = sensitivity(&resources, &many);
+        assert_eq!(b.label(), "global:throughput");
+        assert_eq!(s[1].latency, 0.0, "the unused unit has no influence");
+    }
+}
