@@ -269,7 +269,7 @@ pub fn sensitivity(resources: &[Resource], w: &Workload) -> (Vec<Sensitivity>, B
     let base = run.cycles.max(f64::MIN_POSITIVE);
     let mut out = Vec::new();
     for k in 0..resources.len() {
-        let mut changed = |latency: bool| -> f64 {
+        let changed = |latency: bool| -> f64 {
             let mut r = resources.to_vec();
             if latency {
                 r[k].latency *= 1.0 + RAISE;
