@@ -1,6 +1,8 @@
 //! Target devices: the limits and throughputs of a GPU, read from the data files of
 //! `benchmarks/devices/*.toml` (embedded in gpucc when it is built). The strategy
-//! generator bounds its parameters by the limits; the performance model reads the rest.
+//! generator bounds its parameters by the limits; the performance model reads the rest,
+//! and the SAAKE emulator (seed 000 §3-§4) reads the latency and gap of each pipe
+//! ([`Resources`], listed in a fixed order by [`Device::pipes`]).
 //!
 //! Entry point: [`Device::named`] (`--device h100`); [`Device::default_device`] is the
 //! H100, gpucc's default target.
@@ -26,6 +28,9 @@ pub struct Device {
     /// The analytical model's latencies (estimates until measured on the device).
     #[serde(default)]
     pub model: ModelParams,
+    /// Latency and gap of each hardware resource, for the SAAKE emulator. Every
+    /// description must have the table.
+    pub resources: Resources,
     /// Where each group of numbers comes from.
     #[serde(default)]
     pub sources: std::collections::BTreeMap<String, String>,
@@ -99,7 +104,69 @@ impl Default for ModelParams {
     }
 }
 
+/// One pipelined hardware resource (seed 000 §3.1): an operation that depends on the one
+/// before it waits `latency` cycles; the pipe admits a new warp instruction every `gap`
+/// cycles (the inverse of its throughput). Both in SM clock cycles, per SM.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Pipe {
+    pub latency: f64,
+    pub gap: f64,
+    /// Where the two numbers come from (measured, derived or estimated, and how).
+    pub source: String,
+}
+
+/// The pipes of one SM, as `[resources]` of a device description gives them. Memory
+/// pipes are per 32-byte sector (DRAM, L2) or per conflict-free warp access (shared).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Resources {
+    /// Global memory that misses L2; gap per 32-byte sector.
+    pub dram: Pipe,
+    /// Global memory that hits L2; gap per 32-byte sector.
+    pub l2: Pipe,
+    /// Shared memory; gap per conflict-free warp access (one wavefront).
+    pub shared: Pipe,
+    pub fp32: Pipe,
+    pub fp64: Pipe,
+    pub int: Pipe,
+    /// Special functions (MUFU: sin, cos, exp, rsqrt).
+    pub sfu: Pipe,
+    /// Issuing a load or store (address generation).
+    pub lsu: Pipe,
+    pub branch: Pipe,
+    /// `__syncthreads()` once all warps have arrived.
+    pub barrier: Pipe,
+}
+
+impl Resources {
+    /// (name, pipe) in the order dram, l2, shared, fp32, fp64, int, sfu, lsu, branch,
+    /// barrier.
+    pub fn named(&self) -> [(&'static str, &Pipe); 10] {
+        [
+            ("dram", &self.dram),
+            ("l2", &self.l2),
+            ("shared", &self.shared),
+            ("fp32", &self.fp32),
+            ("fp64", &self.fp64),
+            ("int", &self.int),
+            ("sfu", &self.sfu),
+            ("lsu", &self.lsu),
+            ("branch", &self.branch),
+            ("barrier", &self.barrier),
+        ]
+    }
+}
+
 impl Device {
+    /// (name, latency, gap) of every pipe, in the order dram, l2, shared, fp32, fp64,
+    /// int, sfu, lsu, branch, barrier.
+    pub fn pipes(&self) -> Vec<(&'static str, f64, f64)> {
+        self.resources
+            .named()
+            .iter()
+            .map(|(name, p)| (*name, p.latency, p.gap))
+            .collect()
+    }
+
     /// Every embedded description, sorted by file name.
     pub fn all() -> Vec<Device> {
         embedded::EMBEDDED
@@ -188,6 +255,70 @@ mod tests {
                 d.id
             );
             assert!(d.arch.starts_with("sm_"), "{}", d.id);
+
+            let pipes = d.pipes();
+            let names: Vec<&str> = pipes.iter().map(|p| p.0).collect();
+            assert_eq!(
+                names,
+                [
+                    "dram", "l2", "shared", "fp32", "fp64", "int", "sfu", "lsu", "branch",
+                    "barrier"
+                ]
+            );
+            for (name, pipe) in d.resources.named() {
+                assert!(
+                    pipe.gap > 0.0 && pipe.latency >= pipe.gap,
+                    "{}: {name} needs latency >= gap > 0, has {} and {}",
+                    d.id,
+                    pipe.latency,
+                    pipe.gap
+                );
+                assert!(
+                    !pipe.source.trim().is_empty(),
+                    "{}: {name} cites nothing",
+                    d.id
+                );
+            }
+            let r = &d.resources;
+            assert!(
+                r.dram.latency > r.l2.latency && r.l2.latency > r.shared.latency,
+                "{}: DRAM, L2 and shared memory latencies out of order",
+                d.id
+            );
+
+            // The derived gaps agree with [throughput]: a 32-byte sector at the DRAM
+            // bandwidth one SM gets, and a warp instruction over the lanes of its unit.
+            let t = &d.throughput;
+            let close = |a: f64, b: f64| (a - b).abs() <= 0.001 * b.abs().max(1.0);
+            let bytes_per_sm_cycle =
+                t.memory_bandwidth_gb_s * 1e9 / l.sms as f64 / (t.sm_clock_mhz * 1e6);
+            assert!(
+                close(r.dram.gap, 32.0 / bytes_per_sm_cycle),
+                "{}: dram gap",
+                d.id
+            );
+            let warp = l.warp_size as f64;
+            assert!(
+                close(r.fp32.gap, warp / t.fp32_lanes_per_sm),
+                "{}: fp32",
+                d.id
+            );
+            assert!(
+                close(r.fp64.gap, warp / t.fp64_lanes_per_sm),
+                "{}: fp64",
+                d.id
+            );
+            assert!(close(r.sfu.gap, warp / t.sfu_lanes_per_sm), "{}: sfu", d.id);
+            assert!(close(r.lsu.gap, warp / t.lsu_lanes_per_sm), "{}: lsu", d.id);
+            assert!(
+                close(r.shared.gap, warp / t.shared_memory_banks as f64),
+                "{}: shared",
+                d.id
+            );
+
+            // The analytical model reads the same latencies.
+            assert_eq!(d.model.dram_latency_cycles, r.dram.latency, "{}", d.id);
+            assert_eq!(d.model.shared_latency_cycles, r.shared.latency, "{}", d.id);
         }
         assert_eq!(Device::default_device().arch, "sm_90");
     }
