@@ -77,14 +77,10 @@ pub struct Throughput {
     pub shared_memory_banks: i64,
 }
 
-/// Latencies the analytical model needs beyond the specifications.
+/// What the emulator needs beyond the specifications and the pipes.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default)]
 pub struct ModelParams {
-    /// Cycles from a global load's issue to its data, from DRAM.
-    pub dram_latency_cycles: f64,
-    /// Cycles of a shared-memory load.
-    pub shared_latency_cycles: f64,
     /// Microseconds a kernel launch costs the host, back to back.
     pub launch_overhead_us: f64,
     /// Where the numbers come from.
@@ -96,8 +92,6 @@ impl Default for ModelParams {
     /// measured by gpucc (calibration on a GPU replaces them).
     fn default() -> ModelParams {
         ModelParams {
-            dram_latency_cycles: 600.0,
-            shared_latency_cycles: 30.0,
             launch_overhead_us: 3.0,
             source: "default estimate, not measured".to_string(),
         }
@@ -315,10 +309,6 @@ mod tests {
                 "{}: shared",
                 d.id
             );
-
-            // The analytical model reads the same latencies.
-            assert_eq!(d.model.dram_latency_cycles, r.dram.latency, "{}", d.id);
-            assert_eq!(d.model.shared_latency_cycles, r.shared.latency, "{}", d.id);
         }
         assert_eq!(Device::default_device().arch, "sm_90");
     }

@@ -7,6 +7,7 @@
 mod cli_cases;
 mod cuda_cases;
 mod deps_cases;
+mod emulate_cases;
 mod frontend_cases;
 mod hand_checked;
 mod harness;

@@ -204,7 +204,13 @@ fn explain_names_the_decisions_and_the_ranking() {
         "--no-verify".into(),
     ]);
     assert_eq!(code, 0, "{err}");
-    for expected in ["Nest 1", "chosen:", "Predicted", "MWP", "variants compiled"] {
+    for expected in [
+        "Nest 1",
+        "chosen:",
+        "Predicted",
+        "seed 000",
+        "variants compiled",
+    ] {
         assert!(out.contains(expected), "missing `{expected}` in:\n{out}");
     }
     assert!(err.contains("gpucc: chose"), "{err}");

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 pub const GENERATED_RECIPE: &str = "(written by gpucc)";
 
 /// Where the recipe of a compile comes from.
-enum RecipeSource<'a> {
+pub(super) enum RecipeSource<'a> {
     File(&'a Path),
     /// A recipe already in hand (gpucc's own, replayed at other sizes).
     Text(String),
@@ -26,19 +26,25 @@ enum RecipeSource<'a> {
 }
 
 /// A compiled file, before it is written.
-struct Compiled {
+pub(super) struct Compiled {
     sources: SourceMap,
     text: String,
-    /// The program the `.cu` was made from (for the check).
-    program: Program,
+    /// The unit as transformed and generated (its program is what the check compares).
+    pub unit: (crate::transform::Transformed, crate::codegen::ir::Generated),
     kernels: Vec<String>,
     macros: MacroTable,
-    recipe_text: String,
+    pub recipe_text: String,
     /// How gpucc chose its recipe, when it made one.
-    ranked: Option<Ranked>,
+    pub ranked: Option<Ranked>,
 }
 
-fn device(name: &str, err: &mut dyn Write) -> Result<Device, i32> {
+impl Compiled {
+    pub fn program(&self) -> &Program {
+        &self.unit.0.program
+    }
+}
+
+pub(super) fn device(name: &str, err: &mut dyn Write) -> Result<Device, i32> {
     Device::named(name).map_err(|e| {
         let _ = writeln!(
             err,
@@ -95,12 +101,12 @@ pub(super) fn compile_command(
         compiled.kernels.join(", ")
     );
     if let Some(ranked) = &compiled.ranked {
-        super::explain::summary(&compiled.program, ranked, &device, err);
+        super::explain::summary(compiled.program(), ranked, &device, err);
         if a.explain {
             let text = if a.json {
-                super::explain::json(&compiled.program, ranked, &device)
+                super::explain::json(compiled.program(), ranked, &device)
             } else {
-                super::explain::text(&compiled.program, ranked, &device)
+                super::explain::text(compiled.program(), ranked, &device)
             };
             let _ = write!(out, "{text}");
         }
@@ -119,7 +125,7 @@ pub(super) fn compile_command(
         let what = output.display().to_string();
         check(
             &a.input,
-            &compiled.program,
+            compiled.program(),
             &compiled.text,
             &what,
             &a.check,
@@ -220,12 +226,12 @@ fn check_generated(
     err: &mut dyn Write,
     color: bool,
 ) -> i32 {
-    let reduced = reduced_sizes(&compiled.program, &compiled.macros, &a.input.define);
+    let reduced = reduced_sizes(compiled.program(), &compiled.macros, &a.input.define);
     if reduced.is_empty() {
         let what = output.display().to_string();
         return check(
             &a.input,
-            &compiled.program,
+            compiled.program(),
             &compiled.text,
             &what,
             &a.check,
@@ -248,7 +254,7 @@ fn check_generated(
             let what = output.display().to_string();
             return check(
                 &a.input,
-                &compiled.program,
+                compiled.program(),
                 &compiled.text,
                 &what,
                 &a.check,
@@ -261,7 +267,7 @@ fn check_generated(
     let what = format!("the same recipe at {}", sizes.join(", "));
     check(
         &input,
-        &small.program,
+        small.program(),
         &small.text,
         &what,
         &a.check,
@@ -294,7 +300,7 @@ fn analyze_one(
 
 /// Runs the whole pipeline on `input` with a recipe; diagnostics are printed, and an
 /// error gives the exit code.
-fn compile(
+pub(super) fn compile(
     input: &InputArgs,
     device: &Device,
     source: RecipeSource,
@@ -367,23 +373,27 @@ fn compile(
         }
         units.push((result.transformed, generated));
     }
-    let prediction =
-        units.first().map(
-            |(t, g)| match crate::emulator::estimate(t, g, device, &[]) {
-                Ok(e) => {
-                    let slowest = e
-                        .slowest()
-                        .map(|k| format!("; slowest kernel {}, {}-bound", k.name, k.bound))
-                        .unwrap_or_default();
-                    format!(
-                        "{} on the {} (MWP-CWP estimate, not a measurement){slowest}",
-                        tune::format_us(e.time_us),
-                        device.name
-                    )
-                }
-                Err(why) => format!("none ({why})"),
-            },
-        );
+    // With the sensitivity analysis, for the header and for --explain.
+    let estimate = units
+        .first()
+        .map(|(t, g)| crate::emulator::estimate(t, g, device, &[], true));
+    let prediction = estimate.as_ref().map(|e| match e {
+        Ok(e) => {
+            let slowest = e
+                .slowest()
+                .map(|k| format!("; slowest kernel {}, {}", k.work.name, k.verdict()))
+                .unwrap_or_default();
+            format!(
+                "{} on the {} (emulated, not measured){slowest}",
+                tune::format_us(e.time_us),
+                device.name
+            )
+        }
+        Err(why) => format!("none ({why})"),
+    });
+    if let (Some(r), Some(Ok(e))) = (ranked.as_mut(), estimate) {
+        r.estimate = e;
+    }
     let options = crate::cuda::EmitOptions {
         recipe: Some(crate::cuda::RecipeInfo {
             path: &recipe_name,
@@ -400,15 +410,14 @@ fn compile(
         .iter()
         .flat_map(|(t, _)| t.kernels.iter().map(|k| k.name.clone()))
         .collect();
-    let program = units
+    let unit = units
         .into_iter()
         .next()
-        .map(|(t, _)| t.program)
         .expect("a file has at least one unit");
     Ok(Compiled {
         sources,
         text,
-        program,
+        unit,
         kernels,
         macros,
         recipe_text,
@@ -494,7 +503,7 @@ pub(super) fn verify_command(
             let what = format!("the CUDA that {} makes", recipe.display());
             check(
                 &a.input,
-                &compiled.program,
+                compiled.program(),
                 &compiled.text,
                 &what,
                 &a.check,
@@ -639,7 +648,7 @@ pub(super) fn strategies_command(
         ));
     }
     let mut index = format!(
-        "Recipes gpucc generated for {} ({}), ranked by predicted time on the {} (MWP-CWP estimate, not a measurement).\nReplay one with: gpucc {} --recipe FILE.lua -o OUT.cu\n\n",
+        "Recipes gpucc generated for {} ({}), ranked by predicted time on the {} (emulated, not measured).\nReplay one with: gpucc {} --recipe FILE.lua -o OUT.cu\n\n",
         program.unit.describe(),
         a.input.file.display(),
         device.name,

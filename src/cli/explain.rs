@@ -154,27 +154,26 @@ pub fn text(p: &Program, r: &Ranked, d: &Device) -> String {
     );
     let _ = writeln!(
         s,
-        "\nPredicted (MWP-CWP model, seed 003; an estimate, not a measurement): {} in all, {} candidates compiled",
+        "\nPredicted (abstract kernel emulation, seed 000; an estimate, not a measurement): {} in all, {} candidates compiled",
         format_us(r.estimate.time_us),
         r.considered
     );
     for e in &r.estimate.kernels {
+        let w = &e.work;
         let _ = writeln!(
             s,
-            "  {:<24} {:>10}  {} launch{} x {} blocks of {} threads, {} blocks/SM, {} wave{}, {}-bound (MWP {:.1}, CWP {:.1}, {} warps/SM)",
-            e.name,
+            "  {:<24} {:>10}  {} launch{} x {} blocks of {} threads, {} blocks/SM ({} warps), {} wave{}; {}",
+            w.name,
             format_us(e.time_us),
-            e.launches,
-            if e.launches == 1.0 { "" } else { "es" },
-            e.blocks,
-            e.threads_per_block,
-            e.blocks_per_sm,
+            w.launches,
+            if w.launches == 1.0 { "" } else { "es" },
+            w.blocks,
+            w.threads_per_block,
+            e.resident_blocks,
+            e.active_warps,
             e.waves,
             if e.waves == 1.0 { "" } else { "s" },
-            e.bound,
-            e.mwp,
-            e.cwp,
-            e.active_warps
+            e.verdict()
         );
     }
     s
@@ -217,9 +216,10 @@ pub fn json(p: &Program, r: &Ranked, d: &Device) -> String {
         .iter()
         .map(|e| {
             json!({
-                "name": e.name, "predicted_time_us": e.time_us, "launches": e.launches,
-                "blocks": e.blocks, "threads_per_block": e.threads_per_block,
-                "blocks_per_sm": e.blocks_per_sm, "waves": e.waves, "bound": e.bound,
+                "name": e.work.name, "predicted_time_us": e.time_us, "launches": e.work.launches,
+                "blocks": e.work.blocks, "threads_per_block": e.work.threads_per_block,
+                "blocks_per_sm": e.resident_blocks, "waves": e.waves,
+                "bottleneck": e.bottleneck.as_ref().map(|b| b.label()),
             })
         })
         .collect();

@@ -5,6 +5,7 @@
 //! (bad command line); 3 an internal error (a bug in gpucc).
 
 mod compile;
+mod emulate;
 mod explain;
 
 use crate::deps::{self, Dependences};
@@ -42,6 +43,9 @@ enum Command {
     Verify(VerifyArgs),
     /// Write the strategy generator's variants as recipe files, ranked by predicted time.
     Strategies(StrategiesArgs),
+    /// Predict the time of the kernels (abstract kernel emulation) and name each one's
+    /// bottleneck (sensitivity analysis).
+    Emulate(EmulateArgs),
 }
 
 #[derive(Args, Debug)]
@@ -83,6 +87,23 @@ struct TargetArgs {
     /// The target GPU, a description in benchmarks/devices/ (h100, h200, a100, v100, ...).
     #[arg(long = "device", value_name = "NAME", default_value = "h100")]
     device: String,
+}
+
+#[derive(Args, Debug)]
+struct EmulateArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The recipe to emulate (default: the one gpucc chooses).
+    #[arg(long, value_name = "R.lua")]
+    recipe: Option<PathBuf>,
+    /// Give a recipe parameter a value (`-P TI=32`).
+    #[arg(short = 'P', value_name = "NAME=VALUE", value_parser = parse_param, requires = "recipe")]
+    param: Vec<(String, String)>,
+    /// Print JSON (with `predicted_time_us` and `bottleneck`).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    target: TargetArgs,
 }
 
 #[derive(Args, Debug)]
@@ -218,8 +239,8 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
     // `compile` is the default command: `gpucc FILE.c ...`.
     let mut args = args.to_vec();
     if let Some(first) = args.get(1) {
-        let is_command =
-            ["compile", "deps", "verify", "strategies", "help"].contains(&first.as_str());
+        let is_command = ["compile", "deps", "verify", "strategies", "emulate", "help"]
+            .contains(&first.as_str());
         if !is_command && !first.starts_with('-') {
             args.insert(1, "compile".to_string());
         }
@@ -243,6 +264,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         Command::Deps(a) => deps_command(&a, out, err, color),
         Command::Verify(a) => compile::verify_command(&a, out, err, color),
         Command::Strategies(a) => compile::strategies_command(&a, out, err, color),
+        Command::Emulate(a) => emulate::emulate_command(&a, out, err, color),
     }
 }
 

@@ -22,6 +22,27 @@
 //! with the largest is the bottleneck, latency-bound when its latency sensitivity
 //! dominates, throughput-bound when its gap's does (§3.3).
 
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+/// A time, ordered totally (times are never NaN).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Key(f64);
+
+impl Eq for Key {}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Key) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Key) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
 /// A pipelined resource: its name, latency and gap in cycles.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Resource {
@@ -44,8 +65,13 @@ impl Resource {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Instr {
     /// Uses resource `resource` once its predecessors `deps` (indices of earlier
-    /// instructions of the same stream) have finished.
-    Op { resource: usize, deps: Vec<usize> },
+    /// instructions of the same stream) have finished, for `count` consecutive admissions
+    /// (an uncoalesced access moves several sectors; 1 in Algorithm 1).
+    Op {
+        resource: usize,
+        deps: Vec<usize>,
+        count: u32,
+    },
     /// `__syncthreads()`: the warp waits until every warp of its block has reached the
     /// barrier and every instruction they issued before it has finished (§4.4).
     Barrier,
@@ -111,44 +137,66 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
         };
         ready.max(t)
     };
+    // Warps waiting for the current one to stall: those ready by `t` (taken oldest
+    // first) and those ready later (taken earliest first). A warp is in at most one.
+    let mut ready_now: BinaryHeap<Reverse<usize>> = (1..warps).map(Reverse).collect();
+    let mut future: BinaryHeap<Reverse<(Key, usize)>> = BinaryHeap::new();
+    let mut done = if n == 0 { warps } else { 0 };
     loop {
-        if cur.iter().all(|c| *c >= n) {
+        if done == warps {
             break;
         }
         let e = earliest(current, &cur, &fin, &released, &at_barrier, t);
         if e > t {
             // The current warp stalls: the one ready first takes over (the oldest on ties),
             // and the clock moves to its time, never backwards.
-            let (best, time) = (0..warps)
-                .map(|x| (x, earliest(x, &cur, &fin, &released, &at_barrier, t)))
-                .fold((current, f64::INFINITY), |acc, (x, e)| {
-                    if e < acc.1 {
-                        (x, e)
-                    } else {
-                        acc
+            if e.is_finite() {
+                future.push(Reverse((Key(e), current)));
+            }
+            let next = loop {
+                while let Some(Reverse((Key(k), x))) = future.peek().copied() {
+                    if k > t {
+                        break;
                     }
-                });
-            if time.is_infinite() {
+                    future.pop();
+                    ready_now.push(Reverse(x));
+                }
+                if let Some(Reverse(x)) = ready_now.pop() {
+                    break Some(x);
+                }
+                match future.peek() {
+                    Some(Reverse((Key(k), _))) => t = t.max(*k),
+                    None => break None,
+                }
+            };
+            match next {
+                Some(x) => {
+                    current = x;
+                    continue;
+                }
                 // Every unfinished warp waits at a barrier that cannot open: a malformed
                 // stream (a barrier some warps of a block never reach).
-                break;
+                None => break,
             }
-            current = best;
-            t = t.max(time);
-            continue;
         }
         let i = cur[current];
         order.push((current, i));
         match &w.stream[i] {
-            Instr::Op { resource, .. } => {
+            Instr::Op {
+                resource, count, ..
+            } => {
                 let r = *resource;
+                let extra = resources[r].gap * (count.max(&1) - 1) as f64;
                 let begin = t.max(pipe_admit[r]);
-                fin[current][i] = begin + resources[r].latency;
+                fin[current][i] = begin + extra + resources[r].latency;
                 last_finish[current] = last_finish[current].max(fin[current][i]);
-                pipe_admit[r] = begin + resources[r].gap;
+                pipe_admit[r] = begin + extra + resources[r].gap;
                 utilization[r] += (t - start[r]).min(resources[r].latency);
                 start[r] = t;
                 cur[current] += 1;
+                if cur[current] == n {
+                    done += 1;
+                }
                 t += 1.0 / issue;
             }
             Instr::Barrier => {
@@ -164,6 +212,11 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
                         at_barrier[x] = false;
                         released[x] = open;
                         cur[x] += 1;
+                        if cur[x] == n {
+                            done += 1;
+                        } else if x != current {
+                            future.push(Reverse((Key(open), x)));
+                        }
                     }
                     waiting[block] = 0;
                 }
@@ -199,16 +252,21 @@ pub fn replay(resources: &[Resource], w: &Workload, order: &[(usize, usize)]) ->
     let mut next_slot = 0.0f64;
     for &(warp, i) in order {
         match &w.stream[i] {
-            Instr::Op { resource, deps } => {
+            Instr::Op {
+                resource,
+                deps,
+                count,
+            } => {
                 let ready = deps
                     .iter()
                     .map(|d| fin[warp][*d])
                     .fold(released[warp], f64::max);
                 t = next_slot.max(ready);
+                let extra = resources[*resource].gap * (count.max(&1) - 1) as f64;
                 let begin = t.max(pipe_admit[*resource]);
-                fin[warp][i] = begin + resources[*resource].latency;
+                fin[warp][i] = begin + extra + resources[*resource].latency;
                 last_finish[warp] = last_finish[warp].max(fin[warp][i]);
-                pipe_admit[*resource] = begin + resources[*resource].gap;
+                pipe_admit[*resource] = begin + extra + resources[*resource].gap;
                 next_slot = t + 1.0 / issue;
             }
             Instr::Barrier => {
@@ -318,6 +376,7 @@ mod tests {
             .map(|k| Instr::Op {
                 resource: 0,
                 deps: if k == 0 { vec![] } else { vec![k - 1] },
+                count: 1,
             })
             .collect();
         let w = Workload {
@@ -345,7 +404,11 @@ mod tests {
             Resource::new("global", 500.0, 100.0),
             Resource::new("fu", 100.0, 20.0),
         ];
-        let op = |resource: usize, deps: Vec<usize>| Instr::Op { resource, deps };
+        let op = |resource: usize, deps: Vec<usize>| Instr::Op {
+            resource,
+            deps,
+            count: 1,
+        };
         let stream = vec![
             op(0, vec![]),
             op(1, vec![]),
@@ -408,6 +471,7 @@ mod tests {
                         Instr::Op {
                             resource: next(3) as usize,
                             deps,
+                            count: 1 + next(3) as u32,
                         }
                     }
                 })
@@ -452,11 +516,13 @@ mod tests {
             Instr::Op {
                 resource: 0,
                 deps: vec![],
+                count: 1,
             },
             Instr::Barrier,
             Instr::Op {
                 resource: 1,
                 deps: vec![],
+                count: 1,
             },
         ];
         let w = Workload {
@@ -486,6 +552,7 @@ mod tests {
         let loads = vec![Instr::Op {
             resource: 0,
             deps: vec![],
+            count: 1,
         }];
         let many = Workload {
             stream: &loads,

@@ -44,6 +44,101 @@ pub struct Counts {
     pub branches: f64,
 }
 
+/// Where a memory access goes, and what it costs a warp.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mem {
+    /// Global memory (or the read-only cache): the 32-byte sectors the warp moves.
+    Global { sectors: f64 },
+    /// Shared memory: the passes bank conflicts make (1 without conflicts).
+    Shared { wavefronts: f64 },
+    /// Constant memory (a broadcast).
+    Constant,
+}
+
+/// The arithmetic of one statement instance.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Arith {
+    pub fp32: u32,
+    pub fp64: u32,
+    pub int: u32,
+    pub special: u32,
+    /// For an update `x op= e` kept in a register: the statement, whose successive
+    /// instances form a chain.
+    pub update: Option<usize>,
+}
+
+/// What the walk of a kernel reports, in program order, for the representative thread.
+/// [`Counts`] adds the events up (loops walked once, with multiplicities); the emulator's
+/// stream builder expands loops iteration by iteration ([`Sink::expands`]).
+pub trait Sink {
+    /// Whether loops are walked iteration by iteration rather than once with a count.
+    fn expands(&self) -> bool {
+        false
+    }
+    /// Whether an expanding sink has seen enough.
+    fn full(&self) -> bool {
+        false
+    }
+    fn loop_iteration(&mut self, mult: f64);
+    fn branch(&mut self, mult: f64);
+    fn load(&mut self, m: Mem, mult: f64);
+    fn store(&mut self, m: Mem, mult: f64);
+    fn compute(&mut self, a: Arith, mult: f64);
+    fn barrier(&mut self, mult: f64);
+    /// An atomic update of global memory.
+    fn atomic(&mut self, mult: f64);
+    /// The end of a statement instance.
+    fn end_instance(&mut self) {}
+}
+
+impl Sink for Counts {
+    fn loop_iteration(&mut self, mult: f64) {
+        // Increment, compare and branch per iteration.
+        self.int += 2.0 * mult;
+        self.branches += mult;
+    }
+    fn branch(&mut self, mult: f64) {
+        self.branches += mult;
+        self.int += mult;
+    }
+    fn load(&mut self, m: Mem, mult: f64) {
+        self.memory(m, mult);
+    }
+    fn store(&mut self, m: Mem, mult: f64) {
+        self.memory(m, mult);
+    }
+    fn compute(&mut self, a: Arith, mult: f64) {
+        self.fp32 += a.fp32 as f64 * mult;
+        self.fp64 += a.fp64 as f64 * mult;
+        self.int += a.int as f64 * mult;
+        self.special += a.special as f64 * mult;
+    }
+    fn barrier(&mut self, mult: f64) {
+        self.syncs += mult;
+    }
+    fn atomic(&mut self, mult: f64) {
+        self.atomics += mult;
+    }
+}
+
+impl Counts {
+    fn memory(&mut self, m: Mem, mult: f64) {
+        match m {
+            Mem::Global { sectors } => {
+                self.global_insts += mult;
+                self.global_sectors += sectors * mult;
+                self.global_bytes += 32.0 * sectors.min(32.0) * mult;
+                self.int += mult;
+            }
+            Mem::Shared { wavefronts } => {
+                self.shared_insts += mult;
+                self.shared_wavefronts += wavefronts * mult;
+            }
+            Mem::Constant => self.constant_insts += mult,
+        }
+    }
+}
+
 /// One kernel of a program, as the model needs it.
 #[derive(Clone, Debug)]
 pub struct KernelWork {
@@ -61,6 +156,31 @@ pub struct KernelWork {
 
 /// The kernels of `g` at the sizes `sizes` (symbolic size parameters).
 pub fn workload(t: &Transformed, g: &Generated, sizes: &[(String, i64)]) -> Vec<KernelWork> {
+    sites(t, g, sizes)
+        .into_iter()
+        .map(|site| kernel_work(t, &g.kernels[site.kernel], site.launches, site.env))
+        .collect()
+}
+
+/// A kernel of the program with its launches and the values around its representative
+/// launch (the host loops at their middle iteration).
+pub struct Site {
+    /// Index into [`Generated::kernels`].
+    pub kernel: usize,
+    pub launches: f64,
+    env: Env,
+}
+
+impl Site {
+    /// Walks the kernel's representative thread into `sink`; returns the blocks per
+    /// launch and the block's shape.
+    pub fn walk(&self, t: &Transformed, g: &Generated, sink: &mut dyn Sink) -> (f64, Vec<i64>) {
+        walk_kernel(t, &g.kernels[self.kernel], self.env.clone(), sink)
+    }
+}
+
+/// Every kernel of `g`, at the sizes `sizes`.
+pub fn sites(t: &Transformed, g: &Generated, sizes: &[(String, i64)]) -> Vec<Site> {
     let mut env = Env::default();
     for p in &t.program.params {
         let v = sizes
@@ -75,14 +195,19 @@ pub fn workload(t: &Transformed, g: &Generated, sizes: &[(String, i64)]) -> Vec<
     host_launches(&g.host, &mut base.clone(), 1.0, &mut launches);
     g.kernels
         .iter()
-        .map(|k| {
+        .enumerate()
+        .map(|(index, k)| {
             let (count, env) = launches
                 .iter()
                 .filter(|(x, _, _)| *x == k.kernel)
                 .fold((0.0, None), |(n, e), (_, m, env)| {
                     (n + m, e.or(Some(env.clone())))
                 });
-            kernel_work(t, k, count, env.unwrap_or_else(|| base.clone()))
+            Site {
+                kernel: index,
+                launches: count,
+                env: env.unwrap_or_else(|| base.clone()),
+            }
         })
         .collect()
 }
@@ -230,7 +355,41 @@ fn host_launches(nodes: &[Node], env: &mut Env, mult: f64, out: &mut Vec<(usize,
     }
 }
 
-fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, mut env: Env) -> KernelWork {
+fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env) -> KernelWork {
+    let mut counts = Counts::default();
+    let (blocks, block) = walk_kernel(t, k, env, &mut counts);
+    let mut shared_bytes = 0;
+    let mut register_words = 0;
+    for c in &t.copies {
+        if c.kernel != k.kernel {
+            continue;
+        }
+        let elems: i64 = c.dims.iter().product();
+        let bytes = elems * t.program.arrays[c.array].elem.size_bytes() as i64;
+        match c.memory {
+            Memory::Shared => shared_bytes += bytes,
+            Memory::Registers => register_words += (bytes + 3) / 4,
+        }
+    }
+    KernelWork {
+        name: k.name.clone(),
+        launches,
+        blocks,
+        threads_per_block: block.iter().product(),
+        shared_bytes,
+        registers: (24 + register_words).min(255),
+        per_thread: counts,
+    }
+}
+
+/// Walks kernel `k` for its representative thread into `sink`; returns the blocks per
+/// launch and the block's shape.
+fn walk_kernel(
+    t: &Transformed,
+    k: &KernelIr,
+    mut env: Env,
+    sink: &mut dyn Sink,
+) -> (f64, Vec<i64>) {
     let grid: Vec<i64> = k
         .grid
         .iter()
@@ -263,45 +422,27 @@ fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, mut env: Env) -> Ke
         env.thread_coefficients
             .push((v.name.clone(), c.unwrap_or((0, 0))));
     }
-    let kernel = &t.kernels[k.kernel];
-    let mut counts = Counts::default();
     let walker = Walker { t, block: &block };
-    walker.nodes(&k.body, &mut env, 1.0, &mut counts);
+    walker.nodes(&k.body, &mut env, 1.0, sink);
     // A reduction ends with the block combining its partials (shuffles, a barrier, a few
     // shared-memory accesses) and one atomic per block.
     let warps = (block.iter().product::<i64>() as f64 / 32.0)
         .ceil()
         .max(1.0);
     for _ in &k.reductions {
-        counts.int += 10.0;
-        counts.shared_insts += 2.0;
-        counts.shared_wavefronts += 2.0;
-        counts.syncs += 1.0;
-        counts.atomics += 1.0 / warps;
+        sink.compute(
+            Arith {
+                int: 10,
+                ..Arith::default()
+            },
+            1.0,
+        );
+        sink.load(Mem::Shared { wavefronts: 1.0 }, 2.0);
+        sink.barrier(1.0);
+        sink.atomic(1.0 / warps);
+        sink.end_instance();
     }
-    let mut shared_bytes = 0;
-    let mut register_words = 0;
-    for c in &t.copies {
-        if c.kernel != k.kernel {
-            continue;
-        }
-        let elems: i64 = c.dims.iter().product();
-        let bytes = elems * t.program.arrays[c.array].elem.size_bytes() as i64;
-        match c.memory {
-            Memory::Shared => shared_bytes += bytes,
-            Memory::Registers => register_words += (bytes + 3) / 4,
-        }
-    }
-    let _ = kernel;
-    KernelWork {
-        name: k.name.clone(),
-        launches,
-        blocks,
-        threads_per_block: block.iter().product(),
-        shared_bytes,
-        registers: (24 + register_words).min(255),
-        per_thread: counts,
-    }
+    (blocks, block)
 }
 
 /// How an expression moves with threadIdx.x and .y (through the prologue's variables and
@@ -330,8 +471,11 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
-    fn nodes(&self, nodes: &[Node], env: &mut Env, mult: f64, c: &mut Counts) {
+    fn nodes(&self, nodes: &[Node], env: &mut Env, mult: f64, sink: &mut dyn Sink) {
         for n in nodes {
+            if sink.full() {
+                return;
+            }
             match n {
                 Node::For {
                     var,
@@ -342,43 +486,57 @@ impl Walker<'_> {
                 } => {
                     let (count, mid) = trip(var, init, cond, *step, env);
                     let mut inner = env.clone();
-                    if let Some(m) = mid {
-                        inner.set(var, m);
-                    }
                     let moves = thread_coefficients(init, env).unwrap_or((0, 0));
                     inner.thread_coefficients.push((var.clone(), moves));
-                    // Increment, compare and branch per iteration.
-                    c.int += 2.0 * mult * count;
-                    c.branches += mult * count;
-                    self.nodes(body, &mut inner, mult * count, c);
+                    if sink.expands() {
+                        let first = eval(init, env);
+                        for k in 0..count as i64 {
+                            if sink.full() {
+                                return;
+                            }
+                            if let Some(f) = first {
+                                inner.set(var, f + k * step.max(&1));
+                            }
+                            sink.loop_iteration(1.0);
+                            self.nodes(body, &mut inner, 1.0, sink);
+                        }
+                    } else {
+                        if let Some(m) = mid {
+                            inner.set(var, m);
+                        }
+                        sink.loop_iteration(mult * count);
+                        self.nodes(body, &mut inner, mult * count, sink);
+                    }
                 }
                 Node::If {
                     cond,
                     then_branch,
                     else_branch,
                 } => {
-                    c.branches += mult;
-                    c.int += mult;
+                    sink.branch(mult);
                     match eval(cond, env) {
                         Some(0) => {
                             if let Some(b) = else_branch {
-                                self.nodes(b, env, mult, c)
+                                self.nodes(b, env, mult, sink)
                             }
                         }
-                        _ => self.nodes(then_branch, env, mult, c),
+                        _ => self.nodes(then_branch, env, mult, sink),
                     }
                 }
-                Node::Instance { statement, args } => self.instance(*statement, args, env, mult, c),
+                Node::Instance { statement, args } => {
+                    self.instance(*statement, args, env, mult, sink);
+                    sink.end_instance();
+                }
                 Node::Launch { .. } => {}
             }
         }
     }
 
-    fn instance(&self, s: usize, args: &[Expr], env: &Env, mult: f64, c: &mut Counts) {
+    fn instance(&self, s: usize, args: &[Expr], env: &Env, mult: f64, sink: &mut dyn Sink) {
         let t = self.t;
         let st = &t.statements[s];
         match st.kind {
-            StmtKind::Sync => c.syncs += mult,
+            StmtKind::Sync => sink.barrier(mult),
             StmtKind::CopyIn(k) | StmtKind::CopyOut(k) => {
                 let copy = &t.copies[k];
                 let n = st.iterators.len();
@@ -393,11 +551,27 @@ impl Walker<'_> {
                     .map(|a| thread_coefficients(a, env))
                     .collect();
                 let extents = self.array_extents(copy.array, env);
-                self.global(c, mult, linearize(&element, &extents), elem);
-                if copy.memory == Memory::Shared {
-                    self.shared(c, mult, linearize(&position, &copy.dims), elem);
+                let global = self.global(linearize(&element, &extents), elem);
+                let shared = self.shared(linearize(&position, &copy.dims), elem);
+                sink.compute(
+                    Arith {
+                        int: 2,
+                        ..Arith::default()
+                    },
+                    mult,
+                );
+                match (st.kind, copy.memory) {
+                    (StmtKind::CopyIn(_), Memory::Shared) => {
+                        sink.load(global, mult);
+                        sink.store(shared, mult);
+                    }
+                    (StmtKind::CopyIn(_), Memory::Registers) => sink.load(global, mult),
+                    (_, Memory::Shared) => {
+                        sink.load(shared, mult);
+                        sink.store(global, mult);
+                    }
+                    (_, Memory::Registers) => sink.store(global, mult),
                 }
-                c.int += 2.0 * mult;
             }
             StmtKind::Compute(id) => {
                 let p = &t.program;
@@ -418,19 +592,18 @@ impl Walker<'_> {
                     at += index.len();
                     rewritten.push((a, copy, coefs));
                 }
-                for &a in std::iter::once(&statement.write).chain(&statement.reads) {
+                // Where each access goes (`None`: a register).
+                let place = |a: usize| -> Option<Mem> {
                     let access = &p.accesses[a];
                     let array = &p.arrays[access.array];
                     let elem = array.elem.size_bytes() as i64;
                     if let Some((_, copy, coefs)) = rewritten.iter().find(|(x, _, _)| *x == a) {
                         let copy = &t.copies[*copy];
-                        if copy.memory == Memory::Shared {
-                            self.shared(c, mult, linearize(coefs, &copy.dims), elem);
-                        }
-                        continue;
+                        return (copy.memory == Memory::Shared)
+                            .then(|| self.shared(linearize(coefs, &copy.dims), elem));
                     }
                     if array.is_scalar() || matches!(array.kind, ArrayKind::Private { .. }) {
-                        continue;
+                        return None;
                     }
                     let coefs: Vec<Option<(i64, i64)>> = access
                         .subscripts
@@ -453,12 +626,18 @@ impl Walker<'_> {
                             Some(total)
                         })
                         .collect();
-                    match t.placement(access.array) {
-                        Placement::Constant => c.constant_insts += mult,
+                    Some(match t.placement(access.array) {
+                        Placement::Constant => Mem::Constant,
                         _ => {
                             let extents = self.array_extents(access.array, env);
-                            self.global(c, mult, linearize(&coefs, &extents), elem);
+                            self.global(linearize(&coefs, &extents), elem)
                         }
+                    })
+                };
+                // Reads (an update's read of its target included), the arithmetic, the write.
+                for &a in &statement.reads {
+                    if let Some(m) = place(a) {
+                        sink.load(m, mult);
                     }
                 }
                 let ty = p.arrays[p.accesses[statement.write].array].elem;
@@ -467,16 +646,27 @@ impl Walker<'_> {
                 };
                 let mut ops = Ops::default();
                 count_ops(&p.unit.ast, root, &mut ops);
-                let arith = ops.arith as f64 * mult;
+                let mut a = Arith {
+                    special: ops.special,
+                    // Range reduction and the like around each special function.
+                    fp32: 4 * ops.special,
+                    int: ops.index,
+                    fp64: 0,
+                    update: None,
+                };
                 match ty {
-                    ScalarType::Double => c.fp64 += arith,
-                    ScalarType::Float => c.fp32 += arith,
-                    _ => c.int += arith,
+                    ScalarType::Double => a.fp64 += ops.arith,
+                    ScalarType::Float => a.fp32 += ops.arith,
+                    _ => a.int += ops.arith,
                 }
-                c.special += ops.special as f64 * mult;
-                // Range reduction and the like around each special function.
-                c.fp32 += 4.0 * ops.special as f64 * mult;
-                c.int += ops.index as f64 * mult;
+                let write = place(statement.write);
+                if statement.update.is_some() && write.is_none() {
+                    a.update = Some(id);
+                }
+                sink.compute(a, mult);
+                if let Some(m) = write {
+                    sink.store(m, mult);
+                }
             }
         }
     }
@@ -502,18 +692,16 @@ impl Walker<'_> {
 
     /// A global access whose element moves by `stride` elements along threadIdx.x and .y
     /// (`None`: not affine, every lane its own sector).
-    fn global(&self, c: &mut Counts, mult: f64, stride: Option<(i64, i64)>, elem: i64) {
-        let (sectors, _) = lanes(stride, self.block, elem);
-        c.global_insts += mult;
-        c.global_sectors += sectors * mult;
-        c.global_bytes += 32.0 * elem as f64 * mult;
-        c.int += mult;
+    fn global(&self, stride: Step, elem: i64) -> Mem {
+        Mem::Global {
+            sectors: lanes(stride, self.block, elem).0,
+        }
     }
 
-    fn shared(&self, c: &mut Counts, mult: f64, stride: Option<(i64, i64)>, elem: i64) {
-        let (_, wavefronts) = lanes(stride, self.block, elem);
-        c.shared_insts += mult;
-        c.shared_wavefronts += wavefronts * mult;
+    fn shared(&self, stride: Step, elem: i64) -> Mem {
+        Mem::Shared {
+            wavefronts: lanes(stride, self.block, elem).1,
+        }
     }
 }
 
@@ -571,17 +759,21 @@ struct Ops {
     index: u32,
 }
 
-/// Arithmetic in a statement: operators and calls (the index arithmetic of subscripts
-/// counts as integer work).
+/// Arithmetic in a statement: operators and calls, and one integer operation per array
+/// access for its address (affine subscripts are strength-reduced by nvcc).
 fn count_ops(ast: &crate::frontend::ast::Ast, e: crate::frontend::ast::ExprId, ops: &mut Ops) {
     match &ast.exprs[e].kind {
         ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Name(_) => {}
         ExprKind::Index { base, index } => {
-            ops.index += 1;
+            // One address update per access: nvcc strength-reduces affine subscripts to
+            // a pointer increment, or an immediate offset once a loop is unrolled.
+            if !matches!(ast.exprs[*base].kind, ExprKind::Index { .. }) {
+                ops.index += 1;
+            }
             count_ops(ast, *base, ops);
             let mut sub = Ops::default();
             count_ops(ast, *index, &mut sub);
-            ops.index += sub.arith + sub.index;
+            ops.special += sub.special;
         }
         ExprKind::Call { name, args, .. } => {
             let special = [

@@ -158,7 +158,7 @@ fn attempt(
                         describe(program, v)
                     ),
                     format!(
-                        "Predicted time on the device: {} (MWP-CWP estimate, not a measurement).",
+                        "Predicted time on the device: {} (emulated, not measured).",
                         format_us(est.time_us)
                     ),
                 ];
@@ -251,7 +251,7 @@ fn attempt(
         if legal.len() == 1 { "" } else { "s" }
     )];
     notes.push(format!(
-        "Predicted time on the device: {} (MWP-CWP estimate, not a measurement).",
+        "Predicted time on the device: {} (emulated, not measured).",
         format_us(estimate.time_us)
     ));
     let recipe = plan.recipe(program, &refs, unroll, &notes);
@@ -398,7 +398,7 @@ fn compile_and_estimate(
     if let Some(w) = g.warnings.first() {
         return Err(w.clone());
     }
-    emulator::estimate(&t, &g, device, sizes)
+    emulator::estimate(&t, &g, device, sizes, false)
 }
 
 fn first_message(d: &[crate::diag::Diagnostic]) -> String {

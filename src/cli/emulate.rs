@@ -1,0 +1,165 @@
+//! `gpucc emulate`: the predicted time of a program's kernels on a device, with the
+//! sensitivity analysis that names each kernel's bottleneck (seed 000).
+
+use super::compile::{compile, device, RecipeSource};
+use super::{EmulateArgs, EXIT_OK};
+use crate::emulator::{self, Estimate};
+use crate::tune::format_us;
+use std::fmt::Write as _;
+use std::io::Write;
+
+pub(super) fn emulate_command(
+    a: &EmulateArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    color: bool,
+) -> i32 {
+    let device = match device(&a.target.device, err) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    let source = match &a.recipe {
+        Some(path) => RecipeSource::File(path),
+        None => RecipeSource::Generate,
+    };
+    let compiled = match compile(
+        &a.input,
+        &device,
+        source,
+        &a.param,
+        &mut std::io::sink(),
+        err,
+        color,
+    ) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let (t, g) = &compiled.unit;
+    // Timed apart: one emulation is what ranking a variant costs; the sensitivity
+    // analysis replays it once per raised latency and gap.
+    let start = std::time::Instant::now();
+    let _ = emulator::estimate(t, g, &device, &[], false);
+    let emulation_ms = start.elapsed().as_secs_f64() * 1e3;
+    let start = std::time::Instant::now();
+    let e = match emulator::estimate(t, g, &device, &[], true) {
+        Ok(k) => k,
+        Err(why) => {
+            let _ = writeln!(
+                err,
+                "error: {why}\n  = hint: use smaller tiles or less shared memory"
+            );
+            return super::EXIT_USER_ERROR;
+        }
+    };
+    let timing = (emulation_ms, start.elapsed().as_secs_f64() * 1e3);
+    let recipe = match &a.recipe {
+        Some(p) => p.display().to_string(),
+        None => "the recipe gpucc chooses".to_string(),
+    };
+    let text = if a.json {
+        json(&e, &device, &recipe, timing)
+    } else {
+        report(&e, &device, &compiled.program().unit.describe(), &recipe)
+    };
+    let _ = write!(out, "{text}");
+    EXIT_OK
+}
+
+fn report(e: &Estimate, d: &crate::device::Device, unit: &str, recipe: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{unit} with {recipe}, on the {}: abstract kernel emulation (seed 000) of instruction streams from the kernel IR; registers estimated (ptxas not run); an estimate, not a measurement",
+        d.name
+    );
+    for k in &e.kernels {
+        let w = &k.work;
+        let seconds = k.time_us * 1e-6;
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "kernel {}: {} block{} of {} threads, {} launch{}",
+            w.name,
+            w.blocks,
+            if w.blocks == 1.0 { "" } else { "s" },
+            w.threads_per_block,
+            w.launches,
+            if w.launches == 1.0 { "" } else { "es" }
+        );
+        let _ = writeln!(
+            s,
+            "  predicted {}   {:.1} GFLOP/s   {:.1} GB/s",
+            format_us(k.time_us),
+            k.flops / seconds / 1e9,
+            k.bytes / seconds / 1e9
+        );
+        let _ = writeln!(
+            s,
+            "  occupancy {} block{}/SM = {} warps ({:.0}%), {} wave{}",
+            k.resident_blocks,
+            if k.resident_blocks == 1 { "" } else { "s" },
+            k.active_warps,
+            k.occupancy * 100.0,
+            k.waves,
+            if k.waves == 1.0 { "" } else { "s" }
+        );
+        let _ = writeln!(s, "  sensitivity to +10% (dT/T per dX/X):   latency    gap");
+        for x in &k.sensitivities {
+            let _ = writeln!(
+                s,
+                "    {:<36} {:>7.3} {:>6.3}",
+                x.resource, x.latency, x.gap
+            );
+        }
+        if let Some(b) = &k.bottleneck {
+            let _ = writeln!(s, "  bottleneck: {}, {}-bound", b.resource, b.mode);
+        }
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "predicted total: {}", format_us(e.time_us));
+    s
+}
+
+fn json(
+    e: &Estimate,
+    d: &crate::device::Device,
+    recipe: &str,
+    (emulation_ms, sensitivity_ms): (f64, f64),
+) -> String {
+    use serde_json::json;
+    let items: Vec<serde_json::Value> = e
+        .kernels
+        .iter()
+        .map(|k| {
+            let seconds = k.time_us * 1e-6;
+            json!({
+                "name": k.work.name,
+                "predicted_time_us": k.time_us,
+                "gflops": k.flops / seconds / 1e9,
+                "gbs": k.bytes / seconds / 1e9,
+                "blocks": k.work.blocks,
+                "threads_per_block": k.work.threads_per_block,
+                "launches": k.work.launches,
+                "resident_blocks_per_sm": k.resident_blocks,
+                "occupancy": k.occupancy,
+                "waves": k.waves,
+                "bottleneck": k.bottleneck.as_ref().map(|b| b.label()),
+                "sensitivities": k.sensitivities.iter().map(|x| json!({
+                    "resource": x.resource, "latency": x.latency, "gap": x.gap,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let value = json!({
+        "device": d.id,
+        "recipe": recipe,
+        "predicted_time_us": e.time_us,
+        "bottleneck": e.slowest().and_then(|k| k.bottleneck.as_ref()).map(|b| b.label()),
+        "instruction_source": "kernel IR",
+        "registers": "estimated",
+        "emulation_ms": emulation_ms,
+        "with_sensitivity_ms": sensitivity_ms,
+        "kernels": items,
+    });
+    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+}

@@ -1,0 +1,129 @@
+//! Kernel-level abstract emulation (seed 000 §4.3, last paragraph): the blocks that fit on
+//! one SM at a time are emulated warp by warp ([`super::saake`]) on the instruction
+//! streams of [`super::streams`], and the time is scaled by the number of waves of blocks
+//! the grid needs; then by the launches around the kernel.
+
+use super::saake::{self, Bottleneck, Resource, Sensitivity, Workload};
+use super::streams::{self, InstructionCount, StreamBuilder};
+use super::workload::{self, KernelWork};
+use crate::codegen::ir::Generated;
+use crate::device::Device;
+use crate::transform::Transformed;
+
+/// What the emulation says about one kernel.
+#[derive(Clone, Debug)]
+pub struct KernelEmulation {
+    pub work: KernelWork,
+    /// Blocks resident on one SM at a time, and the warps they make.
+    pub resident_blocks: i64,
+    pub active_warps: i64,
+    /// Active warps over the SM's maximum.
+    pub occupancy: f64,
+    pub waves: f64,
+    /// Emulated cycles of one wave on one SM.
+    pub cycles_per_wave: f64,
+    /// Microseconds for all launches.
+    pub time_us: f64,
+    pub sensitivities: Vec<Sensitivity>,
+    pub bottleneck: Option<Bottleneck>,
+    /// Floating-point operations and global-memory bytes of all launches.
+    pub flops: f64,
+    pub bytes: f64,
+}
+
+impl KernelEmulation {
+    /// `shared, throughput-bound`, or what is known without the sensitivity analysis.
+    pub fn verdict(&self) -> String {
+        match &self.bottleneck {
+            Some(b) => format!("{}, {}-bound", b.resource, b.mode),
+            None => "bottleneck not analysed".to_string(),
+        }
+    }
+}
+
+/// The SM's pipes of `device`, as the emulator models them.
+pub fn resources(device: &Device) -> Vec<Resource> {
+    device
+        .pipes()
+        .into_iter()
+        .map(|(name, latency, gap)| Resource::new(name, latency, gap))
+        .collect()
+}
+
+/// Emulates every kernel of `g` on `device` (symbolic sizes at `sizes`), with the
+/// sensitivity analysis when `sensitivity` is set.
+pub fn emulate(
+    t: &Transformed,
+    g: &Generated,
+    device: &Device,
+    sizes: &[(String, i64)],
+    sensitivity: bool,
+) -> Result<Vec<KernelEmulation>, String> {
+    let resources = resources(device);
+    let l = &device.limits;
+    let sites = workload::sites(t, g, sizes);
+    let works = workload::workload(t, g, sizes);
+    let mut out = Vec::new();
+    for (site, work) in sites.iter().zip(works) {
+        let fit = device.blocks_per_sm(work.threads_per_block, work.registers, work.shared_bytes);
+        if fit == 0 {
+            return Err(format!(
+                "a block of kernel `{}` ({} threads, {} bytes of shared memory, about {} registers per thread) does not fit on an SM of the {}",
+                work.name, work.threads_per_block, work.shared_bytes, work.registers, device.name
+            ));
+        }
+        let active_sms = (l.sms as f64).min(work.blocks.max(1.0));
+        let per_sm = (work.blocks / active_sms).ceil().max(1.0) as i64;
+        let resident = fit.min(per_sm);
+        let warps_per_block = ((work.threads_per_block + l.warp_size - 1) / l.warp_size).max(1);
+        let mut builder = StreamBuilder::default();
+        site.walk(t, g, &mut builder);
+        let mut count = InstructionCount::default();
+        site.walk(t, g, &mut count);
+        let scale = streams::scale(count.0, builder.stream.len());
+        let w = Workload {
+            stream: &builder.stream,
+            warps_per_block: warps_per_block as usize,
+            blocks: resident as usize,
+            issue_per_cycle: SCHEDULERS_PER_SM,
+        };
+        let run = saake::emulate(&resources, &w);
+        let cycles = run.cycles * scale;
+        let waves = (work.blocks / (resident as f64 * active_sms))
+            .ceil()
+            .max(1.0);
+        let launches = work.launches.max(1.0);
+        let time_us = (cycles * waves / device.throughput.sm_clock_mhz
+            + device.model.launch_overhead_us)
+            * launches;
+        let (sensitivities, bottleneck) = if sensitivity {
+            let (s, b) = saake::sensitivity(&resources, &w);
+            (s, Some(b))
+        } else {
+            (Vec::new(), None)
+        };
+        let threads = work.blocks * work.threads_per_block as f64 * launches;
+        let c = &work.per_thread;
+        let flops = (c.fp32 + c.fp64 + c.special) * threads;
+        let bytes = c.global_bytes * threads / l.warp_size as f64;
+        let active_warps = resident * warps_per_block;
+        out.push(KernelEmulation {
+            resident_blocks: resident,
+            active_warps,
+            occupancy: active_warps as f64 / (l.max_threads_per_sm / l.warp_size) as f64,
+            waves,
+            cycles_per_wave: cycles,
+            time_us,
+            sensitivities,
+            bottleneck,
+            flops,
+            bytes,
+            work,
+        });
+    }
+    Ok(out)
+}
+
+/// Warp schedulers per SM, each issuing one instruction per cycle (four on every GPU
+/// gpucc targets, Volta to Hopper).
+const SCHEDULERS_PER_SM: usize = 4;

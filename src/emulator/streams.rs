@@ -1,0 +1,265 @@
+//! Instruction streams for the abstract emulation (seed 000 §4), taken from the kernel IR
+//! when no SASS is at hand: the representative thread's walk ([`super::workload`]) with
+//! its loops expanded, each event turned into abstract instructions on the SM's pipes.
+//!
+//! - A load: an address computation and issue on the load/store unit, then the memory
+//!   pipe (DRAM for global memory, `count` = the sectors the warp moves; shared memory,
+//!   `count` = its bank-conflict passes); the arithmetic that follows waits for it.
+//! - The arithmetic of a statement: a dependent chain on FP32, FP64, INT or the special
+//!   function unit; an update kept in a register (`sum += ...`) also waits for its
+//!   previous instance (the loop-carried chain).
+//! - A store: the load/store unit after the arithmetic, then the memory pipe.
+//! - A loop iteration: an increment (waiting for the previous one) and a branch.
+//! - `__syncthreads()`: a barrier.
+//!
+//! Streams stop at [`MAX_INSTRUCTIONS`]; [`scale`] is the factor from the emulated part to
+//! the whole stream, counted with the same rules without expanding loops.
+
+use super::saake::Instr;
+use super::workload::{Arith, Mem, Sink};
+
+/// The pipes, in the order of [`crate::device::Device::pipes`].
+pub const DRAM: usize = 0;
+pub const SHARED: usize = 2;
+pub const FP32: usize = 3;
+pub const FP64: usize = 4;
+pub const INT: usize = 5;
+pub const SFU: usize = 6;
+pub const LSU: usize = 7;
+pub const BRANCH: usize = 8;
+
+/// Instructions emulated per warp at most; the rest of a long stream repeats them.
+pub const MAX_INSTRUCTIONS: usize = 2000;
+
+/// Builds a warp's instruction stream.
+#[derive(Default)]
+pub struct StreamBuilder {
+    pub stream: Vec<Instr>,
+    /// Memory results the current statement's arithmetic waits for.
+    pending: Vec<usize>,
+    /// The last arithmetic instruction of the current statement.
+    last: Option<usize>,
+    /// Per updating statement: its last instance's final instruction.
+    chains: Vec<(usize, usize)>,
+    /// The previous loop increment.
+    counter: Option<usize>,
+}
+
+impl StreamBuilder {
+    fn push(&mut self, resource: usize, deps: Vec<usize>, count: u32) -> usize {
+        self.stream.push(Instr::Op {
+            resource,
+            deps,
+            count: count.max(1),
+        });
+        self.stream.len() - 1
+    }
+
+    fn memory(&mut self, m: Mem, after: Vec<usize>) -> usize {
+        match m {
+            Mem::Global { sectors } => {
+                let issue = self.push(LSU, after, 1);
+                self.push(DRAM, vec![issue], sectors.round().max(1.0) as u32)
+            }
+            Mem::Shared { wavefronts } => self.push(SHARED, after, wavefronts.round() as u32),
+            // A constant-cache hit: about the latency of a shared-memory access.
+            Mem::Constant => self.push(SHARED, after, 1),
+        }
+    }
+}
+
+impl Sink for StreamBuilder {
+    fn expands(&self) -> bool {
+        true
+    }
+    fn full(&self) -> bool {
+        self.stream.len() >= MAX_INSTRUCTIONS
+    }
+    fn loop_iteration(&mut self, _mult: f64) {
+        let deps = self.counter.into_iter().collect();
+        let inc = self.push(INT, deps, 1);
+        self.push(BRANCH, vec![inc], 1);
+        self.counter = Some(inc);
+    }
+    fn branch(&mut self, _mult: f64) {
+        let cmp = self.push(INT, Vec::new(), 1);
+        self.push(BRANCH, vec![cmp], 1);
+    }
+    fn load(&mut self, m: Mem, _mult: f64) {
+        let r = self.memory(m, Vec::new());
+        self.pending.push(r);
+    }
+    fn store(&mut self, m: Mem, _mult: f64) {
+        let mut after: Vec<usize> = self.last.into_iter().chain(self.pending.clone()).collect();
+        after.sort_unstable();
+        after.dedup();
+        self.memory(m, after);
+    }
+    fn compute(&mut self, a: Arith, _mult: f64) {
+        let mut deps = std::mem::take(&mut self.pending);
+        if let Some(s) = a.update {
+            if let Some((_, prev)) = self.chains.iter().find(|(x, _)| *x == s) {
+                deps.push(*prev);
+            }
+        }
+        let kinds = [
+            (INT, a.int),
+            (SFU, a.special),
+            (FP64, a.fp64),
+            (FP32, a.fp32),
+        ];
+        for (resource, n) in kinds {
+            for _ in 0..n {
+                let i = self.push(resource, std::mem::take(&mut deps), 1);
+                deps = vec![i];
+                self.last = Some(i);
+            }
+        }
+        if let (Some(s), Some(last)) = (a.update, self.last) {
+            match self.chains.iter_mut().find(|(x, _)| *x == s) {
+                Some(entry) => entry.1 = last,
+                None => self.chains.push((s, last)),
+            }
+        }
+        self.pending = deps;
+    }
+    fn barrier(&mut self, _mult: f64) {
+        self.stream.push(Instr::Barrier);
+    }
+    fn atomic(&mut self, _mult: f64) {
+        let after = self.last.into_iter().collect();
+        self.memory(Mem::Global { sectors: 1.0 }, after);
+    }
+    fn end_instance(&mut self) {
+        self.pending.clear();
+        self.last = None;
+    }
+}
+
+/// Counts the instructions [`StreamBuilder`] would make, loops walked once with their
+/// trip counts.
+#[derive(Default)]
+pub struct InstructionCount(pub f64);
+
+impl Sink for InstructionCount {
+    fn loop_iteration(&mut self, mult: f64) {
+        self.0 += 2.0 * mult;
+    }
+    fn branch(&mut self, mult: f64) {
+        self.0 += 2.0 * mult;
+    }
+    fn load(&mut self, m: Mem, mult: f64) {
+        self.0 += memory_instructions(m) * mult;
+    }
+    fn store(&mut self, m: Mem, mult: f64) {
+        self.0 += memory_instructions(m) * mult;
+    }
+    fn compute(&mut self, a: Arith, mult: f64) {
+        self.0 += (a.int + a.special + a.fp64 + a.fp32) as f64 * mult;
+    }
+    fn barrier(&mut self, mult: f64) {
+        self.0 += mult;
+    }
+    fn atomic(&mut self, mult: f64) {
+        self.0 += 2.0 * mult;
+    }
+}
+
+fn memory_instructions(m: Mem) -> f64 {
+    match m {
+        Mem::Global { .. } => 2.0,
+        Mem::Shared { .. } | Mem::Constant => 1.0,
+    }
+}
+
+/// The factor from an emulated stream of `emulated` instructions to the whole stream of
+/// `total` (at least 1).
+pub fn scale(total: f64, emulated: usize) -> f64 {
+    if emulated == 0 {
+        1.0
+    } else {
+        (total / emulated as f64).max(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_load_feeds_the_arithmetic_and_the_store_waits_for_it() {
+        let mut b = StreamBuilder::default();
+        b.load(Mem::Global { sectors: 4.0 }, 1.0);
+        b.compute(
+            Arith {
+                fp32: 2,
+                ..Arith::default()
+            },
+            1.0,
+        );
+        b.store(Mem::Shared { wavefronts: 1.0 }, 1.0);
+        b.end_instance();
+        let op = |resource, deps: Vec<usize>, count| Instr::Op {
+            resource,
+            deps,
+            count,
+        };
+        assert_eq!(
+            b.stream,
+            vec![
+                op(LSU, vec![], 1),
+                op(DRAM, vec![0], 4),
+                op(FP32, vec![1], 1),
+                op(FP32, vec![2], 1),
+                op(SHARED, vec![3], 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_update_in_a_register_chains_its_instances() {
+        let mut b = StreamBuilder::default();
+        let fma = Arith {
+            fp32: 1,
+            update: Some(7),
+            ..Arith::default()
+        };
+        b.compute(fma, 1.0);
+        b.end_instance();
+        b.compute(fma, 1.0);
+        b.end_instance();
+        assert_eq!(
+            b.stream[1],
+            Instr::Op {
+                resource: FP32,
+                deps: vec![0],
+                count: 1
+            }
+        );
+    }
+
+    #[test]
+    fn counting_agrees_with_building() {
+        let mut b = StreamBuilder::default();
+        let mut c = InstructionCount::default();
+        for sink in [&mut b as &mut dyn Sink, &mut c] {
+            sink.loop_iteration(1.0);
+            sink.load(Mem::Global { sectors: 8.0 }, 1.0);
+            sink.load(Mem::Constant, 1.0);
+            sink.compute(
+                Arith {
+                    fp32: 3,
+                    special: 1,
+                    int: 1,
+                    ..Arith::default()
+                },
+                1.0,
+            );
+            sink.store(Mem::Global { sectors: 4.0 }, 1.0);
+            sink.barrier(1.0);
+            sink.branch(1.0);
+            sink.atomic(1.0);
+        }
+        assert_eq!(b.stream.len() as f64, c.0);
+    }
+}

@@ -1,0 +1,113 @@
+//! `gpucc emulate`: snapshots of its report for the shipped recipes (the base cases of
+//! `testsuite/cuda/`), and the properties the issue asks of the emulator on whole kernels:
+//! SGEMM's register- and shared-memory-tiled recipe is predicted faster than one element
+//! per thread, every kernel gets a bottleneck, and more blocks than fit at once take more
+//! waves.
+
+use crate::harness::{case_args, case_files, gpucc, relative};
+
+fn emulate_json(args: &[&str]) -> serde_json::Value {
+    let mut v = vec!["emulate".to_string()];
+    v.extend(args.iter().map(|s| s.to_string()));
+    v.push("--json".into());
+    let (code, out, err) = gpucc(&v);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn emulate_reports_for_the_shipped_recipes() {
+    // The cases that use a recipe of recipes/ at its default parameters.
+    let cases: Vec<_> = case_files("cuda", "c")
+        .into_iter()
+        .filter(|p| {
+            let args = case_args(p);
+            args.iter().any(|a| a.starts_with("recipes/"))
+                && !args.iter().any(|a| a == "-P" || a == "-D")
+        })
+        .collect();
+    assert!(cases.len() >= 8, "{} cases", cases.len());
+    for path in cases {
+        let mut args = vec!["emulate".to_string(), relative(&path)];
+        args.extend(case_args(&path));
+        let (code, out, err) = gpucc(&args);
+        assert_eq!(code, 0, "{}: {err}", relative(&path));
+        assert!(out.contains("bottleneck: "), "{out}");
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        insta::with_settings!({snapshot_path => "emulate/snapshots", prepend_module_to_snapshot => false, omit_expression => true, input_file => &path}, {
+            insta::assert_snapshot!(format!("emulate@{name}"), out);
+        });
+    }
+}
+
+#[test]
+fn the_tiled_sgemm_beats_one_element_per_thread_and_both_name_a_bottleneck() {
+    let tiled = emulate_json(&["testsuite/cuda/sgemm.c", "--recipe", "recipes/sgemm.lua"]);
+    let naive = emulate_json(&[
+        "testsuite/cuda/sgemm.c",
+        "--recipe",
+        "testsuite/emulate/sgemm_one_per_thread.lua",
+    ]);
+    let time = |v: &serde_json::Value| v["predicted_time_us"].as_f64().unwrap();
+    assert!(
+        time(&tiled) < time(&naive),
+        "tiled {} us, naive {} us",
+        time(&tiled),
+        time(&naive)
+    );
+    for v in [&tiled, &naive] {
+        let b = v["bottleneck"].as_str().unwrap();
+        assert!(b.ends_with(":latency") || b.ends_with(":throughput"), "{b}");
+        // A slower resource never makes the kernel faster.
+        for s in v["kernels"][0]["sensitivities"].as_array().unwrap() {
+            for x in ["latency", "gap"] {
+                assert!(s[x].as_f64().unwrap() >= 0.0, "{s}");
+            }
+        }
+        assert!(v["emulation_ms"].as_f64().unwrap() > 0.0, "{v}");
+    }
+}
+
+#[test]
+fn more_blocks_than_fit_take_more_waves() {
+    let small = emulate_json(&[
+        "testsuite/cuda/sgemm.c",
+        "-D",
+        "N=256",
+        "--recipe",
+        "testsuite/emulate/sgemm_one_per_thread.lua",
+    ]);
+    let large = emulate_json(&[
+        "testsuite/cuda/sgemm.c",
+        "-D",
+        "N=2048",
+        "--recipe",
+        "testsuite/emulate/sgemm_one_per_thread.lua",
+    ]);
+    let waves = |v: &serde_json::Value| v["kernels"][0]["waves"].as_f64().unwrap();
+    assert_eq!(waves(&small), 1.0);
+    assert!(waves(&large) > 1.0, "{}", waves(&large));
+    assert!(
+        large["predicted_time_us"].as_f64() > small["predicted_time_us"].as_f64(),
+        "{large} {small}"
+    );
+}
+
+#[test]
+fn emulate_errors() {
+    let (code, _, err) = gpucc(&[
+        "emulate".into(),
+        "testsuite/cuda/sgemm.c".into(),
+        "--device".into(),
+        "gtx280".into(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = gpucc(&[
+        "emulate".into(),
+        "testsuite/cuda/sgemm.c".into(),
+        "--recipe".into(),
+        "no/such.lua".into(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cannot read the recipe"), "{err}");
+}
