@@ -104,7 +104,7 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
     let warps = w.warps_per_block * w.blocks;
     let n = w.stream.len();
     let issue = w.issue_per_cycle.max(1) as f64;
-    let mut fin = vec![vec![0.0f64; n]; warps];
+    let mut fin = vec![0.0f64; n * warps];
     let mut cur = vec![0usize; warps];
     let mut pipe_admit = vec![f64::NEG_INFINITY; resources.len()];
     let mut start = vec![f64::NEG_INFINITY; resources.len()];
@@ -120,7 +120,7 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
     let mut order = Vec::with_capacity(warps * n);
     let earliest = |warp: usize,
                     cur: &[usize],
-                    fin: &[Vec<f64>],
+                    fin: &[f64],
                     released: &[f64],
                     at_barrier: &[bool],
                     t: f64|
@@ -131,7 +131,7 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
         let ready = match &w.stream[cur[warp]] {
             Instr::Op { deps, .. } => deps
                 .iter()
-                .map(|d| fin[warp][*d])
+                .map(|d| fin[warp * n + *d])
                 .fold(released[warp], f64::max),
             Instr::Barrier => released[warp],
         };
@@ -188,8 +188,8 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
                 let r = *resource;
                 let extra = resources[r].gap * (count.max(&1) - 1) as f64;
                 let begin = t.max(pipe_admit[r]);
-                fin[current][i] = begin + extra + resources[r].latency;
-                last_finish[current] = last_finish[current].max(fin[current][i]);
+                fin[current * n + i] = begin + extra + resources[r].latency;
+                last_finish[current] = last_finish[current].max(fin[current * n + i]);
                 pipe_admit[r] = begin + extra + resources[r].gap;
                 utilization[r] += (t - start[r]).min(resources[r].latency);
                 start[r] = t;
@@ -201,7 +201,7 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
             }
             Instr::Barrier => {
                 let block = current / w.warps_per_block.max(1);
-                fin[current][i] = last_finish[current];
+                fin[current * n + i] = last_finish[current];
                 at_barrier[current] = true;
                 waiting[block] += 1;
                 if waiting[block] == w.warps_per_block {
@@ -243,7 +243,7 @@ pub fn replay(resources: &[Resource], w: &Workload, order: &[(usize, usize)]) ->
     let warps = w.warps_per_block * w.blocks;
     let n = w.stream.len();
     let issue = w.issue_per_cycle.max(1) as f64;
-    let mut fin = vec![vec![0.0f64; n]; warps];
+    let mut fin = vec![0.0f64; n * warps];
     let mut pipe_admit = vec![f64::NEG_INFINITY; resources.len()];
     let mut released = vec![0.0f64; warps];
     let mut last_finish = vec![0.0f64; warps];
@@ -259,19 +259,19 @@ pub fn replay(resources: &[Resource], w: &Workload, order: &[(usize, usize)]) ->
             } => {
                 let ready = deps
                     .iter()
-                    .map(|d| fin[warp][*d])
+                    .map(|d| fin[warp * n + *d])
                     .fold(released[warp], f64::max);
                 t = next_slot.max(ready);
                 let extra = resources[*resource].gap * (count.max(&1) - 1) as f64;
                 let begin = t.max(pipe_admit[*resource]);
-                fin[warp][i] = begin + extra + resources[*resource].latency;
-                last_finish[warp] = last_finish[warp].max(fin[warp][i]);
+                fin[warp * n + i] = begin + extra + resources[*resource].latency;
+                last_finish[warp] = last_finish[warp].max(fin[warp * n + i]);
                 pipe_admit[*resource] = begin + extra + resources[*resource].gap;
                 next_slot = t + 1.0 / issue;
             }
             Instr::Barrier => {
                 let block = warp / w.warps_per_block.max(1);
-                fin[warp][i] = last_finish[warp];
+                fin[warp * n + i] = last_finish[warp];
                 arrived[block] += 1;
                 if arrived[block] == w.warps_per_block {
                     let first = block * w.warps_per_block;
