@@ -28,7 +28,7 @@ pub(super) enum RecipeSource<'a> {
 /// A compiled file, before it is written.
 pub(super) struct Compiled {
     sources: SourceMap,
-    text: String,
+    pub text: String,
     /// The unit as transformed and generated (its program is what the check compares).
     pub unit: (crate::transform::Transformed, crate::codegen::ir::Generated),
     kernels: Vec<String>,
@@ -376,7 +376,7 @@ pub(super) fn compile(
     // With the sensitivity analysis, for the header and for --explain.
     let estimate = units
         .first()
-        .map(|(t, g)| crate::emulator::estimate(t, g, device, &[], true));
+        .map(|(t, g)| crate::emulator::estimate(t, g, device, &[], true, &[]));
     let prediction = estimate.as_ref().map(|e| match e {
         Ok(e) => {
             let slowest = e

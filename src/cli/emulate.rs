@@ -3,7 +3,7 @@
 
 use super::compile::{compile, device, RecipeSource};
 use super::{EmulateArgs, EXIT_OK};
-use crate::emulator::{self, Estimate};
+use crate::emulator::{self, ptxas, Estimate};
 use crate::tune::format_us;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -35,13 +35,25 @@ pub(super) fn emulate_command(
         Err(code) => return code,
     };
     let (t, g) = &compiled.unit;
+    // Registers as ptxas counts them when nvcc is at hand.
+    let (registers, registers_note) = match ptxas::nvcc() {
+        None => (
+            Vec::new(),
+            "registers estimated (nvcc not found; scripts/install-cuda-toolchain installs it)"
+                .to_string(),
+        ),
+        Some(nvcc) => match ptxas::registers(&nvcc, &compiled.text, &device.arch) {
+            Ok(r) => (r, "registers from ptxas".to_string()),
+            Err(why) => (Vec::new(), format!("registers estimated ({why})")),
+        },
+    };
     // Timed apart: one emulation is what ranking a variant costs; the sensitivity
     // analysis replays it once per raised latency and gap.
     let start = std::time::Instant::now();
-    let _ = emulator::estimate(t, g, &device, &[], false);
+    let _ = emulator::estimate(t, g, &device, &[], false, &registers);
     let emulation_ms = start.elapsed().as_secs_f64() * 1e3;
     let start = std::time::Instant::now();
-    let e = match emulator::estimate(t, g, &device, &[], true) {
+    let e = match emulator::estimate(t, g, &device, &[], true, &registers) {
         Ok(k) => k,
         Err(why) => {
             let _ = writeln!(
@@ -59,17 +71,24 @@ pub(super) fn emulate_command(
     let text = if a.json {
         json(&e, &device, &recipe, timing)
     } else {
-        report(&e, &device, &compiled.program().unit.describe(), &recipe)
+        let unit = compiled.program().unit.describe();
+        report(&e, &device, &unit, &recipe, &registers_note)
     };
     let _ = write!(out, "{text}");
     EXIT_OK
 }
 
-fn report(e: &Estimate, d: &crate::device::Device, unit: &str, recipe: &str) -> String {
+fn report(
+    e: &Estimate,
+    d: &crate::device::Device,
+    unit: &str,
+    recipe: &str,
+    registers: &str,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{unit} with {recipe}, on the {}: abstract kernel emulation (seed 000) of instruction streams from the kernel IR; registers estimated (ptxas not run); an estimate, not a measurement",
+        "{unit} with {recipe}, on the {}: abstract kernel emulation (seed 000) of instruction streams from the kernel IR; {registers}; an estimate, not a measurement",
         d.name
     );
     for k in &e.kernels {
@@ -95,14 +114,29 @@ fn report(e: &Estimate, d: &crate::device::Device, unit: &str, recipe: &str) -> 
         );
         let _ = writeln!(
             s,
-            "  occupancy {} block{}/SM = {} warps ({:.0}%), {} wave{}",
+            "  occupancy {} block{}/SM = {} warps ({:.0}%), {} wave{}; {} registers per thread ({})",
             k.resident_blocks,
             if k.resident_blocks == 1 { "" } else { "s" },
             k.active_warps,
             k.occupancy * 100.0,
             k.waves,
-            if k.waves == 1.0 { "" } else { "s" }
+            if k.waves == 1.0 { "" } else { "s" },
+            w.registers,
+            if k.registers_from_ptxas {
+                "ptxas"
+            } else {
+                "estimated"
+            }
         );
+        if w.per_thread.global_insts > 0.0 {
+            let _ = writeln!(
+                s,
+                "  global memory: {:.0}% of the sectors from DRAM, the rest from L2 (arrays {:.1} MB, L2 {:.1} MB)",
+                k.dram_share * 100.0,
+                w.footprint_bytes / 1e6,
+                d.limits.l2_bytes as f64 / 1e6
+            );
+        }
         let _ = writeln!(s, "  sensitivity to +10% (dT/T per dX/X):   latency    gap");
         for x in &k.sensitivities {
             let _ = writeln!(
@@ -143,6 +177,10 @@ fn json(
                 "resident_blocks_per_sm": k.resident_blocks,
                 "occupancy": k.occupancy,
                 "waves": k.waves,
+                "registers_per_thread": k.work.registers,
+                "registers_from_ptxas": k.registers_from_ptxas,
+                "dram_share": k.dram_share,
+                "footprint_bytes": k.work.footprint_bytes,
                 "bottleneck": k.bottleneck.as_ref().map(|b| b.label()),
                 "sensitivities": k.sensitivities.iter().map(|x| json!({
                     "resource": x.resource, "latency": x.latency, "gap": x.gap,
@@ -156,7 +194,7 @@ fn json(
         "predicted_time_us": e.time_us,
         "bottleneck": e.slowest().and_then(|k| k.bottleneck.as_ref()).map(|b| b.label()),
         "instruction_source": "kernel IR",
-        "registers": "estimated",
+        "registers": if e.kernels.iter().all(|k| k.registers_from_ptxas) { "ptxas" } else { "estimated" },
         "emulation_ms": emulation_ms,
         "with_sensitivity_ms": sensitivity_ms,
         "kernels": items,

@@ -3,6 +3,7 @@
 //! streams of [`super::streams`], and the time is scaled by the number of waves of blocks
 //! the grid needs; then by the launches around the kernel.
 
+use super::ptxas::KernelRegisters;
 use super::saake::{self, Bottleneck, Resource, Sensitivity, Workload};
 use super::streams::{self, InstructionCount, StreamBuilder};
 use super::workload::{self, KernelWork};
@@ -29,6 +30,10 @@ pub struct KernelEmulation {
     /// Floating-point operations and global-memory bytes of all launches.
     pub flops: f64,
     pub bytes: f64,
+    /// The share of global sectors DRAM serves (the rest hit in L2).
+    pub dram_share: f64,
+    /// Whether the registers per thread are ptxas's count (else gpucc's estimate).
+    pub registers_from_ptxas: bool,
 }
 
 impl KernelEmulation {
@@ -58,13 +63,18 @@ pub fn emulate(
     device: &Device,
     sizes: &[(String, i64)],
     sensitivity: bool,
+    registers: &[KernelRegisters],
 ) -> Result<Vec<KernelEmulation>, String> {
     let resources = resources(device);
     let l = &device.limits;
     let sites = workload::sites(t, g, sizes);
     let works = workload::workload(t, g, sizes);
     let mut out = Vec::new();
-    for (site, work) in sites.iter().zip(works) {
+    for (site, mut work) in sites.iter().zip(works) {
+        let counted = registers.iter().find(|r| r.name == work.name);
+        if let Some(r) = counted {
+            work.registers = r.registers;
+        }
         let fit = device.blocks_per_sm(work.threads_per_block, work.registers, work.shared_bytes);
         if fit == 0 {
             return Err(format!(
@@ -76,7 +86,8 @@ pub fn emulate(
         let per_sm = (work.blocks / active_sms).ceil().max(1.0) as i64;
         let resident = fit.min(per_sm);
         let warps_per_block = ((work.threads_per_block + l.warp_size - 1) / l.warp_size).max(1);
-        let mut builder = StreamBuilder::default();
+        let dram_share = dram_fraction(&work, warps_per_block, device);
+        let mut builder = StreamBuilder::new(dram_share);
         site.walk(t, g, &mut builder);
         let mut count = InstructionCount::default();
         site.walk(t, g, &mut count);
@@ -118,12 +129,77 @@ pub fn emulate(
             bottleneck,
             flops,
             bytes,
+            dram_share,
+            registers_from_ptxas: counted.is_some(),
             work,
         });
     }
     Ok(out)
 }
 
+/// The share of a launch's global sectors that DRAM serves; L2 serves the rest. Each
+/// array the kernel touches comes from DRAM once per launch (compulsory traffic); of the
+/// accesses beyond that, L2 keeps all when the arrays fit in it, else the share of the
+/// footprint that fits. No L1 model: reuse within an SM is counted as L2 hits.
+fn dram_fraction(work: &KernelWork, warps_per_block: i64, device: &Device) -> f64 {
+    let total = work.per_thread.global_sectors * warps_per_block as f64 * work.blocks;
+    if total <= 0.0 {
+        return 1.0;
+    }
+    let compulsory = (work.footprint_bytes / 32.0).min(total);
+    let l2 = device.limits.l2_bytes as f64;
+    let kept = if work.footprint_bytes <= l2 {
+        1.0
+    } else {
+        l2 / work.footprint_bytes
+    };
+    ((compulsory + (total - compulsory) * (1.0 - kept)) / total).clamp(0.0, 1.0)
+}
+
 /// Warp schedulers per SM, each issuing one instruction per cycle (four on every GPU
 /// gpucc targets, Volta to Hopper).
 const SCHEDULERS_PER_SM: usize = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator::workload::Counts;
+
+    fn work(footprint_bytes: f64, sectors_per_warp: f64) -> KernelWork {
+        KernelWork {
+            name: "k".into(),
+            launches: 1.0,
+            blocks: 1000.0,
+            threads_per_block: 256,
+            shared_bytes: 0,
+            registers: 32,
+            per_thread: Counts {
+                global_insts: 1.0,
+                global_sectors: sectors_per_warp,
+                ..Counts::default()
+            },
+            footprint_bytes,
+        }
+    }
+
+    #[test]
+    fn data_that_fits_in_l2_comes_from_dram_once() {
+        let d = Device::default_device();
+        // 8000 warps x 100 sectors = 800 000 sectors; 1.6 MB of arrays = 50 000 sectors.
+        let f = dram_fraction(&work(1.6e6, 100.0), 8, &d);
+        assert!((f - 50_000.0 / 800_000.0).abs() < 1e-12, "{f}");
+        // Each sector read once: all from DRAM.
+        assert_eq!(dram_fraction(&work(25.6e6, 100.0), 8, &d), 1.0);
+    }
+
+    #[test]
+    fn data_larger_than_l2_misses_in_proportion() {
+        let d = Device::default_device();
+        let l2 = d.limits.l2_bytes as f64;
+        let fits = dram_fraction(&work(l2 / 2.0, 1e6), 8, &d);
+        let twice = dram_fraction(&work(l2 * 2.0, 1e6), 8, &d);
+        let four = dram_fraction(&work(l2 * 4.0, 1e6), 8, &d);
+        assert!(fits < twice && twice < four, "{fits} {twice} {four}");
+        assert!(twice > 0.5 && four > 0.75, "{twice} {four}");
+    }
+}

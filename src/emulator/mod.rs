@@ -7,6 +7,7 @@
 //! The strategy generator ranks its variants with it (without the sensitivity analysis).
 
 pub mod kernel;
+pub mod ptxas;
 pub mod saake;
 pub mod streams;
 pub mod workload;
@@ -34,15 +35,17 @@ impl Estimate {
 
 /// Predicts the time of `t` as generated in `g` on `device`, with symbolic sizes at
 /// `sizes`, and each kernel's sensitivities and bottleneck when `sensitivity` is set;
-/// `Err` names a kernel whose blocks do not fit on an SM.
+/// `registers` gives kernels' registers per thread as ptxas counted them (the others
+/// are estimated). `Err` names a kernel whose blocks do not fit on an SM.
 pub fn estimate(
     t: &Transformed,
     g: &Generated,
     device: &Device,
     sizes: &[(String, i64)],
     sensitivity: bool,
+    registers: &[ptxas::KernelRegisters],
 ) -> Result<Estimate, String> {
-    let kernels = kernel::emulate(t, g, device, sizes, sensitivity)?;
+    let kernels = kernel::emulate(t, g, device, sizes, sensitivity, registers)?;
     Ok(Estimate {
         time_us: kernels.iter().map(|k| k.time_us).sum(),
         kernels,

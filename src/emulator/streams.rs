@@ -3,8 +3,10 @@
 //! its loops expanded, each event turned into abstract instructions on the SM's pipes.
 //!
 //! - A load: an address computation and issue on the load/store unit, then the memory
-//!   pipe (DRAM for global memory, `count` = the sectors the warp moves; shared memory,
-//!   `count` = its bank-conflict passes); the arithmetic that follows waits for it.
+//!   pipe (global memory: DRAM or L2, `count` = the sectors the warp moves; shared memory,
+//!   `count` = its bank-conflict passes); the arithmetic that follows waits for it. Of the
+//!   global accesses, the share [`StreamBuilder::new`] is given goes to DRAM, spread evenly
+//!   over the stream (error diffusion: deterministic), the rest hits in L2.
 //! - The arithmetic of a statement: a dependent chain on FP32, FP64, INT or the special
 //!   function unit; an update kept in a register (`sum += ...`) also waits for its
 //!   previous instance (the loop-carried chain).
@@ -20,6 +22,7 @@ use super::workload::{Arith, Mem, Sink};
 
 /// The pipes, in the order of [`crate::device::Device::pipes`].
 pub const DRAM: usize = 0;
+pub const L2: usize = 1;
 pub const SHARED: usize = 2;
 pub const FP32: usize = 3;
 pub const FP64: usize = 4;
@@ -32,9 +35,11 @@ pub const BRANCH: usize = 8;
 pub const MAX_INSTRUCTIONS: usize = 2000;
 
 /// Builds a warp's instruction stream.
-#[derive(Default)]
 pub struct StreamBuilder {
     pub stream: Vec<Instr>,
+    /// The share of global accesses served by DRAM, and the share owed so far.
+    dram_fraction: f64,
+    owed: f64,
     /// Memory results the current statement's arithmetic waits for.
     pending: Vec<usize>,
     /// The last arithmetic instruction of the current statement.
@@ -46,6 +51,20 @@ pub struct StreamBuilder {
 }
 
 impl StreamBuilder {
+    /// A builder whose global accesses go to DRAM for the share `dram_fraction` (0 to 1),
+    /// to L2 for the rest.
+    pub fn new(dram_fraction: f64) -> StreamBuilder {
+        StreamBuilder {
+            stream: Vec::new(),
+            dram_fraction: dram_fraction.clamp(0.0, 1.0),
+            owed: 0.0,
+            pending: Vec::new(),
+            last: None,
+            chains: Vec::new(),
+            counter: None,
+        }
+    }
+
     fn push(&mut self, resource: usize, deps: Vec<usize>, count: u32) -> usize {
         self.stream.push(Instr::Op {
             resource,
@@ -57,9 +76,16 @@ impl StreamBuilder {
 
     fn memory(&mut self, m: Mem, after: Vec<usize>) -> usize {
         match m {
-            Mem::Global { sectors } => {
+            Mem::Global { sectors, .. } => {
                 let issue = self.push(LSU, after, 1);
-                self.push(DRAM, vec![issue], sectors.round().max(1.0) as u32)
+                self.owed += self.dram_fraction;
+                let pipe = if self.owed >= 0.5 {
+                    self.owed -= 1.0;
+                    DRAM
+                } else {
+                    L2
+                };
+                self.push(pipe, vec![issue], sectors.round().max(1.0) as u32)
             }
             Mem::Shared { wavefronts } => self.push(SHARED, after, wavefronts.round() as u32),
             // A constant-cache hit: about the latency of a shared-memory access.
@@ -127,8 +153,10 @@ impl Sink for StreamBuilder {
         self.stream.push(Instr::Barrier);
     }
     fn atomic(&mut self, _mult: f64) {
+        // Atomics are performed in L2.
         let after = self.last.into_iter().collect();
-        self.memory(Mem::Global { sectors: 1.0 }, after);
+        let issue = self.push(LSU, after, 1);
+        self.push(L2, vec![issue], 1);
     }
     fn end_instance(&mut self) {
         self.pending.clear();
@@ -188,8 +216,14 @@ mod tests {
 
     #[test]
     fn a_load_feeds_the_arithmetic_and_the_store_waits_for_it() {
-        let mut b = StreamBuilder::default();
-        b.load(Mem::Global { sectors: 4.0 }, 1.0);
+        let mut b = StreamBuilder::new(1.0);
+        b.load(
+            Mem::Global {
+                sectors: 4.0,
+                array: None,
+            },
+            1.0,
+        );
         b.compute(
             Arith {
                 fp32: 2,
@@ -218,7 +252,7 @@ mod tests {
 
     #[test]
     fn an_update_in_a_register_chains_its_instances() {
-        let mut b = StreamBuilder::default();
+        let mut b = StreamBuilder::new(1.0);
         let fma = Arith {
             fp32: 1,
             update: Some(7),
@@ -240,11 +274,17 @@ mod tests {
 
     #[test]
     fn counting_agrees_with_building() {
-        let mut b = StreamBuilder::default();
+        let mut b = StreamBuilder::new(1.0);
         let mut c = InstructionCount::default();
         for sink in [&mut b as &mut dyn Sink, &mut c] {
             sink.loop_iteration(1.0);
-            sink.load(Mem::Global { sectors: 8.0 }, 1.0);
+            sink.load(
+                Mem::Global {
+                    sectors: 8.0,
+                    array: None,
+                },
+                1.0,
+            );
             sink.load(Mem::Constant, 1.0);
             sink.compute(
                 Arith {
@@ -255,7 +295,13 @@ mod tests {
                 },
                 1.0,
             );
-            sink.store(Mem::Global { sectors: 4.0 }, 1.0);
+            sink.store(
+                Mem::Global {
+                    sectors: 4.0,
+                    array: None,
+                },
+                1.0,
+            );
             sink.barrier(1.0);
             sink.branch(1.0);
             sink.atomic(1.0);

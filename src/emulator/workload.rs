@@ -30,6 +30,8 @@ pub struct Counts {
     pub special: f64,
     /// Global (and read-only cache) loads and stores.
     pub global_insts: f64,
+    /// The arrays they touch (sorted).
+    pub global_arrays: Vec<usize>,
     /// 32-byte sectors those instructions move, per warp, summed.
     pub global_sectors: f64,
     /// Bytes the warp's lanes ask for, summed (for the DRAM traffic).
@@ -47,8 +49,9 @@ pub struct Counts {
 /// Where a memory access goes, and what it costs a warp.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Mem {
-    /// Global memory (or the read-only cache): the 32-byte sectors the warp moves.
-    Global { sectors: f64 },
+    /// Global memory (or the read-only cache): the 32-byte sectors the warp moves, and
+    /// the array (`None` for a reduction's atomic).
+    Global { sectors: f64, array: Option<usize> },
     /// Shared memory: the passes bank conflicts make (1 without conflicts).
     Shared { wavefronts: f64 },
     /// Constant memory (a broadcast).
@@ -124,7 +127,12 @@ impl Sink for Counts {
 impl Counts {
     fn memory(&mut self, m: Mem, mult: f64) {
         match m {
-            Mem::Global { sectors } => {
+            Mem::Global { sectors, array } => {
+                if let Some(a) = array {
+                    if let Err(at) = self.global_arrays.binary_search(&a) {
+                        self.global_arrays.insert(at, a);
+                    }
+                }
                 self.global_insts += mult;
                 self.global_sectors += sectors * mult;
                 self.global_bytes += 32.0 * sectors.min(32.0) * mult;
@@ -152,6 +160,8 @@ pub struct KernelWork {
     /// Registers per thread: an estimate (the model does not run ptxas).
     pub registers: i64,
     pub per_thread: Counts,
+    /// Bytes of the arrays the kernel reads or writes in global memory (whole arrays).
+    pub footprint_bytes: f64,
 }
 
 /// The kernels of `g` at the sizes `sizes` (symbolic size parameters).
@@ -357,7 +367,7 @@ fn host_launches(nodes: &[Node], env: &mut Env, mult: f64, out: &mut Vec<(usize,
 
 fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env) -> KernelWork {
     let mut counts = Counts::default();
-    let (blocks, block) = walk_kernel(t, k, env, &mut counts);
+    let (blocks, block) = walk_kernel(t, k, env.clone(), &mut counts);
     let mut shared_bytes = 0;
     let mut register_words = 0;
     for c in &t.copies {
@@ -371,8 +381,20 @@ fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env) -> Kernel
             Memory::Registers => register_words += (bytes + 3) / 4,
         }
     }
+    let footprint_bytes = counts
+        .global_arrays
+        .iter()
+        .map(|&a| {
+            let elems: f64 = array_extents(t, a, &env)
+                .iter()
+                .map(|&e| e as f64)
+                .product();
+            elems * t.program.arrays[a].elem.size_bytes() as f64
+        })
+        .sum();
     KernelWork {
         name: k.name.clone(),
+        footprint_bytes,
         launches,
         blocks,
         threads_per_block: block.iter().product(),
@@ -550,8 +572,8 @@ impl Walker<'_> {
                     .iter()
                     .map(|a| thread_coefficients(a, env))
                     .collect();
-                let extents = self.array_extents(copy.array, env);
-                let global = self.global(linearize(&element, &extents), elem);
+                let extents = array_extents(self.t, copy.array, env);
+                let global = self.global(linearize(&element, &extents), elem, copy.array);
                 let shared = self.shared(linearize(&position, &copy.dims), elem);
                 sink.compute(
                     Arith {
@@ -629,8 +651,8 @@ impl Walker<'_> {
                     Some(match t.placement(access.array) {
                         Placement::Constant => Mem::Constant,
                         _ => {
-                            let extents = self.array_extents(access.array, env);
-                            self.global(linearize(&coefs, &extents), elem)
+                            let extents = array_extents(self.t, access.array, env);
+                            self.global(linearize(&coefs, &extents), elem, access.array)
                         }
                     })
                 };
@@ -671,30 +693,12 @@ impl Walker<'_> {
         }
     }
 
-    /// The extents of an array's dimensions at the problem size (1 when unknown).
-    fn array_extents(&self, array: usize, env: &Env) -> Vec<i64> {
-        self.t.program.arrays[array]
-            .extents
-            .iter()
-            .map(|e| {
-                e.as_ref()
-                    .map(|aff| {
-                        aff.eval(&|v| match v {
-                            Var::Param(p) => env.get(p).unwrap_or(1),
-                            Var::Index(_) => 0,
-                        })
-                    })
-                    .unwrap_or(1)
-                    .max(1)
-            })
-            .collect()
-    }
-
     /// A global access whose element moves by `stride` elements along threadIdx.x and .y
     /// (`None`: not affine, every lane its own sector).
-    fn global(&self, stride: Step, elem: i64) -> Mem {
+    fn global(&self, stride: Step, elem: i64, array: usize) -> Mem {
         Mem::Global {
             sectors: lanes(stride, self.block, elem).0,
+            array: Some(array),
         }
     }
 
@@ -703,6 +707,25 @@ impl Walker<'_> {
             wavefronts: lanes(stride, self.block, elem).1,
         }
     }
+}
+
+/// The extents of an array's dimensions at the problem size (1 when unknown).
+fn array_extents(t: &Transformed, array: usize, env: &Env) -> Vec<i64> {
+    t.program.arrays[array]
+        .extents
+        .iter()
+        .map(|e| {
+            e.as_ref()
+                .map(|aff| {
+                    aff.eval(&|v| match v {
+                        Var::Param(p) => env.get(p).unwrap_or(1),
+                        Var::Index(_) => 0,
+                    })
+                })
+                .unwrap_or(1)
+                .max(1)
+        })
+        .collect()
 }
 
 /// The element offset per thread step along x and y of a row-major array access.
