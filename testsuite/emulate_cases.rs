@@ -80,6 +80,15 @@ fn the_tiled_sgemm_beats_one_element_per_thread_and_both_name_a_bottleneck() {
             }
         }
         assert!(v["emulation_ms"].as_f64().unwrap() > 0.0, "{v}");
+        // Region by region: the SGEMM statement is where the time goes.
+        let regions = v["kernels"][0]["region_sensitivities"].as_array().unwrap();
+        assert!(
+            regions.iter().any(|r| r["region"]
+                .as_str()
+                .unwrap()
+                .starts_with("statement at line")),
+            "{v}"
+        );
     }
 }
 

@@ -145,6 +145,20 @@ fn report(
                 x.resource, x.latency, x.gap
             );
         }
+        if !k.region_sensitivities.is_empty() {
+            let _ = writeln!(
+                s,
+                "  by code region (resources of sensitivity {} or more):   latency    gap",
+                emulator::kernel::REGION_THRESHOLD
+            );
+            for x in &k.region_sensitivities {
+                let _ = writeln!(
+                    s,
+                    "    {:<8} {:<38} {:>7.3} {:>6.3}",
+                    x.resource, x.region, x.latency, x.gap
+                );
+            }
+        }
         if let Some(b) = &k.bottleneck {
             let _ = writeln!(s, "  bottleneck: {}, {}-bound", b.resource, b.mode);
         }
@@ -184,6 +198,9 @@ fn json(
                 "bottleneck": k.bottleneck.as_ref().map(|b| b.label()),
                 "sensitivities": k.sensitivities.iter().map(|x| json!({
                     "resource": x.resource, "latency": x.latency, "gap": x.gap,
+                })).collect::<Vec<_>>(),
+                "region_sensitivities": k.region_sensitivities.iter().map(|x| json!({
+                    "region": x.region, "resource": x.resource, "latency": x.latency, "gap": x.gap,
                 })).collect::<Vec<_>>(),
             })
         })

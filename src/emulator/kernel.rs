@@ -4,7 +4,7 @@
 //! the grid needs; then by the launches around the kernel.
 
 use super::ptxas::KernelRegisters;
-use super::saake::{self, Bottleneck, Resource, Sensitivity, Workload};
+use super::saake::{self, Bottleneck, RegionSensitivity, Resource, Sensitivity, Workload};
 use super::streams::{self, InstructionCount, StreamBuilder};
 use super::workload::{self, KernelWork};
 use crate::codegen::ir::Generated;
@@ -26,6 +26,9 @@ pub struct KernelEmulation {
     /// Microseconds for all launches.
     pub time_us: f64,
     pub sensitivities: Vec<Sensitivity>,
+    /// For each resource with a sensitivity of [`REGION_THRESHOLD`] or more, its
+    /// sensitivity within each code region (those of 0.01 or more).
+    pub region_sensitivities: Vec<RegionSensitivity>,
     pub bottleneck: Option<Bottleneck>,
     /// Floating-point operations and global-memory bytes of all launches.
     pub flops: f64,
@@ -113,6 +116,25 @@ pub fn emulate(
         } else {
             (Vec::new(), None)
         };
+        // Region by region, for the resources the kernel is sensitive to.
+        let mut by_region = Vec::new();
+        for (k, s) in sensitivities.iter().enumerate() {
+            if s.latency.max(s.gap) >= REGION_THRESHOLD {
+                let r = &builder;
+                by_region.extend(
+                    saake::region_sensitivities(
+                        &resources,
+                        &w,
+                        &run,
+                        &r.regions,
+                        &r.region_names,
+                        k,
+                    )
+                    .into_iter()
+                    .filter(|x| x.latency.max(x.gap) >= 0.01),
+                );
+            }
+        }
         let threads = work.blocks * work.threads_per_block as f64 * launches;
         let c = &work.per_thread;
         let flops = (c.fp32 + c.fp64 + c.special) * threads;
@@ -126,6 +148,7 @@ pub fn emulate(
             cycles_per_wave: cycles,
             time_us,
             sensitivities,
+            region_sensitivities: by_region,
             bottleneck,
             flops,
             bytes,
@@ -155,6 +178,9 @@ fn dram_fraction(work: &KernelWork, warps_per_block: i64, device: &Device) -> f6
     };
     ((compulsory + (total - compulsory) * (1.0 - kept)) / total).clamp(0.0, 1.0)
 }
+
+/// The overall sensitivity from which a resource is analysed region by region.
+pub const REGION_THRESHOLD: f64 = 0.05;
 
 /// Warp schedulers per SM, each issuing one instruction per cycle (four on every GPU
 /// gpucc targets, Volta to Hopper).

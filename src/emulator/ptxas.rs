@@ -33,7 +33,10 @@ pub struct KernelRegisters {
 /// Compiles `cu` (a whole `.cu` file) for `arch` with `nvcc` and returns each kernel's
 /// registers; `Err` says why not (nvcc's own message when it refuses the file).
 pub fn registers(nvcc: &Path, cu: &str, arch: &str) -> Result<Vec<KernelRegisters>, String> {
-    let dir = std::env::temp_dir().join(format!("gpucc-ptxas-{}", std::process::id()));
+    // One directory per call: several compilations may run at once in one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("gpucc-ptxas-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let source = dir.join("kernels.cu");
     let result = std::fs::write(&source, cu)

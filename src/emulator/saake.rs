@@ -240,11 +240,26 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
 /// two: Graham's scheduling anomalies). With the parameters `order` was made with, it
 /// reproduces [`emulate`]'s time exactly.
 pub fn replay(resources: &[Resource], w: &Workload, order: &[(usize, usize)]) -> f64 {
+    replay_with(w, order, |_, r| (resources[r].latency, resources[r].gap))
+}
+
+/// [`replay`] with the latency and gap of each instruction given by `pipe(instruction,
+/// resource)`: a resource may be slower for some instructions only (a code region).
+fn replay_with(
+    w: &Workload,
+    order: &[(usize, usize)],
+    pipe: impl Fn(usize, usize) -> (f64, f64),
+) -> f64 {
+    let resources = w.stream.iter().filter_map(|x| match x {
+        Instr::Op { resource, .. } => Some(*resource + 1),
+        Instr::Barrier => None,
+    });
+    let resources = resources.max().unwrap_or(0);
     let warps = w.warps_per_block * w.blocks;
     let n = w.stream.len();
     let issue = w.issue_per_cycle.max(1) as f64;
     let mut fin = vec![0.0f64; n * warps];
-    let mut pipe_admit = vec![f64::NEG_INFINITY; resources.len()];
+    let mut pipe_admit = vec![f64::NEG_INFINITY; resources];
     let mut released = vec![0.0f64; warps];
     let mut last_finish = vec![0.0f64; warps];
     let mut arrived = vec![0usize; w.blocks];
@@ -262,11 +277,12 @@ pub fn replay(resources: &[Resource], w: &Workload, order: &[(usize, usize)]) ->
                     .map(|d| fin[warp * n + *d])
                     .fold(released[warp], f64::max);
                 t = next_slot.max(ready);
-                let extra = resources[*resource].gap * (count.max(&1) - 1) as f64;
+                let (latency, gap) = pipe(i, *resource);
+                let extra = gap * (count.max(&1) - 1) as f64;
                 let begin = t.max(pipe_admit[*resource]);
-                fin[warp * n + i] = begin + extra + resources[*resource].latency;
+                fin[warp * n + i] = begin + extra + latency;
                 last_finish[warp] = last_finish[warp].max(fin[warp * n + i]);
-                pipe_admit[*resource] = begin + extra + resources[*resource].gap;
+                pipe_admit[*resource] = begin + extra + gap;
                 next_slot = t + 1.0 / issue;
             }
             Instr::Barrier => {
@@ -363,6 +379,62 @@ pub fn sensitivity(resources: &[Resource], w: &Workload) -> (Vec<Sensitivity>, B
         },
     };
     (out, bottleneck)
+}
+
+/// The sensitivity of the kernel's time to one resource within one code region.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionSensitivity {
+    pub region: String,
+    pub resource: String,
+    pub latency: f64,
+    pub gap: f64,
+}
+
+/// Region-wise sensitivity (seed 000 §5, Table 4): the latency, then the gap, of
+/// `resource` raised by 10% for the instructions of one region only (`regions[i]` is
+/// instruction `i`'s region, named in `names`), replaying `run`'s order; as a share of the
+/// whole kernel's time, like the overall sensitivities.
+pub fn region_sensitivities(
+    resources: &[Resource],
+    w: &Workload,
+    run: &Emulation,
+    regions: &[usize],
+    names: &[String],
+    resource: usize,
+) -> Vec<RegionSensitivity> {
+    const RAISE: f64 = 0.1;
+    let base = run.cycles.max(f64::MIN_POSITIVE);
+    let mut out = Vec::new();
+    for (region, name) in names.iter().enumerate() {
+        let uses = regions.iter().enumerate().any(|(i, r)| {
+            *r == region && matches!(&w.stream[i], Instr::Op { resource: x, .. } if *x == resource)
+        });
+        if !uses {
+            continue;
+        }
+        let changed = |latency: bool| -> f64 {
+            let time = replay_with(w, &run.order, |i, r| {
+                let p = &resources[r];
+                if r == resource && regions.get(i) == Some(&region) {
+                    if latency {
+                        (p.latency * (1.0 + RAISE), p.gap)
+                    } else {
+                        (p.latency, p.gap * (1.0 + RAISE))
+                    }
+                } else {
+                    (p.latency, p.gap)
+                }
+            });
+            (time - base) / base / RAISE
+        };
+        out.push(RegionSensitivity {
+            region: name.clone(),
+            resource: resources[resource].name.clone(),
+            latency: changed(true),
+            gap: changed(false),
+        });
+    }
+    out
 }
 
 #[cfg(test)]
@@ -563,5 +635,30 @@ mod tests {
         let (s, b) = sensitivity(&resources, &many);
         assert_eq!(b.label(), "global:throughput");
         assert_eq!(s[1].latency, 0.0, "the unused unit has no influence");
+    }
+
+    #[test]
+    fn region_sensitivities_split_a_resource_between_the_regions_that_use_it() {
+        // Figure 5's stream: the two loads in region 0, the arithmetic chain in region 1.
+        let (resources, stream) = figure_5();
+        let regions = [0, 1, 1, 1, 0];
+        let names = ["loads".to_string(), "chain".to_string()];
+        let w = Workload {
+            stream: &stream,
+            warps_per_block: 1,
+            blocks: 1,
+            issue_per_cycle: 1,
+        };
+        let run = emulate(&resources, &w);
+        let (overall, _) = sensitivity(&resources, &w);
+        let global = region_sensitivities(&resources, &w, &run, &regions, &names, 0);
+        // Only region 0 uses the memory pipe: it carries the whole sensitivity.
+        assert_eq!(global.len(), 1);
+        assert_eq!(global[0].region, "loads");
+        assert!((global[0].latency - overall[0].latency).abs() < 1e-12);
+        let fu = region_sensitivities(&resources, &w, &run, &regions, &names, 1);
+        assert_eq!(fu.len(), 1);
+        assert_eq!(fu[0].region, "chain");
+        assert!((fu[0].latency - overall[1].latency).abs() < 1e-12);
     }
 }

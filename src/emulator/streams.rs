@@ -37,6 +37,10 @@ pub const MAX_INSTRUCTIONS: usize = 2000;
 /// Builds a warp's instruction stream.
 pub struct StreamBuilder {
     pub stream: Vec<Instr>,
+    /// Per instruction: its code region, an index into `region_names`.
+    pub regions: Vec<usize>,
+    pub region_names: Vec<String>,
+    region: usize,
     /// The share of global accesses served by DRAM, and the share owed so far.
     dram_fraction: f64,
     owed: f64,
@@ -56,6 +60,9 @@ impl StreamBuilder {
     pub fn new(dram_fraction: f64) -> StreamBuilder {
         StreamBuilder {
             stream: Vec::new(),
+            regions: Vec::new(),
+            region_names: vec!["kernel".to_string()],
+            region: 0,
             dram_fraction: dram_fraction.clamp(0.0, 1.0),
             owed: 0.0,
             pending: Vec::new(),
@@ -71,6 +78,7 @@ impl StreamBuilder {
             deps,
             count: count.max(1),
         });
+        self.regions.push(self.region);
         self.stream.len() - 1
     }
 
@@ -151,6 +159,17 @@ impl Sink for StreamBuilder {
     }
     fn barrier(&mut self, _mult: f64) {
         self.stream.push(Instr::Barrier);
+        self.regions.push(self.region);
+    }
+    fn region(&mut self, name: &dyn Fn() -> String) {
+        let name = name();
+        self.region = match self.region_names.iter().position(|n| *n == name) {
+            Some(k) => k,
+            None => {
+                self.region_names.push(name);
+                self.region_names.len() - 1
+            }
+        };
     }
     fn atomic(&mut self, _mult: f64) {
         // Atomics are performed in L2.

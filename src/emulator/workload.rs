@@ -92,6 +92,9 @@ pub trait Sink {
     fn atomic(&mut self, mult: f64);
     /// The end of a statement instance.
     fn end_instance(&mut self) {}
+    /// The events that follow belong to the code region `name` (a statement, a copy,
+    /// the loops' control), for the region-wise sensitivity.
+    fn region(&mut self, _name: &dyn Fn() -> String) {}
 }
 
 impl Sink for Counts {
@@ -452,6 +455,7 @@ fn walk_kernel(
         .ceil()
         .max(1.0);
     for _ in &k.reductions {
+        sink.region(&|| "the reduction's combine".to_string());
         sink.compute(
             Arith {
                 int: 10,
@@ -519,6 +523,7 @@ impl Walker<'_> {
                             if let Some(f) = first {
                                 inner.set(var, f + k * step.max(&1));
                             }
+                            sink.region(&|| "control flow".to_string());
                             sink.loop_iteration(1.0);
                             self.nodes(body, &mut inner, 1.0, sink);
                         }
@@ -526,6 +531,7 @@ impl Walker<'_> {
                         if let Some(m) = mid {
                             inner.set(var, m);
                         }
+                        sink.region(&|| "control flow".to_string());
                         sink.loop_iteration(mult * count);
                         self.nodes(body, &mut inner, mult * count, sink);
                     }
@@ -535,6 +541,7 @@ impl Walker<'_> {
                     then_branch,
                     else_branch,
                 } => {
+                    sink.region(&|| "control flow".to_string());
                     sink.branch(mult);
                     match eval(cond, env) {
                         Some(0) => {
@@ -557,6 +564,23 @@ impl Walker<'_> {
     fn instance(&self, s: usize, args: &[Expr], env: &Env, mult: f64, sink: &mut dyn Sink) {
         let t = self.t;
         let st = &t.statements[s];
+        sink.region(&|| match st.kind {
+            StmtKind::Sync => "barriers".to_string(),
+            StmtKind::CopyIn(k) | StmtKind::CopyOut(k) => {
+                let c = &t.copies[k];
+                let (to, from) = match c.memory {
+                    Memory::Shared => ("into shared memory", "back from shared memory"),
+                    Memory::Registers => ("into registers", "back from registers"),
+                };
+                let way = if matches!(st.kind, StmtKind::CopyIn(_)) {
+                    to
+                } else {
+                    from
+                };
+                format!("copy of {} {way}", t.program.arrays[c.array].name)
+            }
+            StmtKind::Compute(id) => format!("statement at line {}", t.program.statements[id].line),
+        });
         match st.kind {
             StmtKind::Sync => sink.barrier(mult),
             StmtKind::CopyIn(k) | StmtKind::CopyOut(k) => {
