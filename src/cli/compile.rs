@@ -7,6 +7,7 @@ use super::{
 };
 use crate::device::Device;
 use crate::diag::{self, Diagnostic, SourceFile, SourceMap};
+use crate::emulator::Detail;
 use crate::frontend::macros::MacroTable;
 use crate::poly::Program;
 use crate::tune::{self, Ranked};
@@ -376,7 +377,7 @@ pub(super) fn compile(
     // With the sensitivity analysis, for the header and for --explain.
     let estimate = units
         .first()
-        .map(|(t, g)| crate::emulator::estimate(t, g, device, &[], true, &[]));
+        .map(|(t, g)| crate::emulator::estimate(t, g, device, &[], Detail::Bottleneck, &[]));
     let prediction = estimate.as_ref().map(|e| match e {
         Ok(e) => {
             let slowest = e

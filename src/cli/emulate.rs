@@ -3,7 +3,7 @@
 
 use super::compile::{compile, device, RecipeSource};
 use super::{EmulateArgs, EXIT_OK};
-use crate::emulator::{self, ptxas, Estimate};
+use crate::emulator::{self, ptxas, Detail, Estimate};
 use crate::tune::format_us;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -50,10 +50,10 @@ pub(super) fn emulate_command(
     // Timed apart: one emulation is what ranking a variant costs; the sensitivity
     // analysis replays it once per raised latency and gap.
     let start = std::time::Instant::now();
-    let _ = emulator::estimate(t, g, &device, &[], false, &registers);
+    let _ = emulator::estimate(t, g, &device, &[], Detail::Time, &registers);
     let emulation_ms = start.elapsed().as_secs_f64() * 1e3;
     let start = std::time::Instant::now();
-    let e = match emulator::estimate(t, g, &device, &[], true, &registers) {
+    let e = match emulator::estimate(t, g, &device, &[], Detail::Regions, &registers) {
         Ok(k) => k,
         Err(why) => {
             let _ = writeln!(
@@ -193,6 +193,8 @@ fn json(
                 "waves": k.waves,
                 "registers_per_thread": k.work.registers,
                 "registers_from_ptxas": k.registers_from_ptxas,
+                "registers_estimate": k.registers_estimate,
+                "register_copy_words": k.work.register_copy_words,
                 "dram_share": k.dram_share,
                 "footprint_bytes": k.work.footprint_bytes,
                 "bottleneck": k.bottleneck.as_ref().map(|b| b.label()),

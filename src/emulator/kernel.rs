@@ -7,6 +7,7 @@ use super::ptxas::KernelRegisters;
 use super::saake::{self, Bottleneck, RegionSensitivity, Resource, Sensitivity, Workload};
 use super::streams::{self, InstructionCount, StreamBuilder};
 use super::workload::{self, KernelWork};
+use super::Detail;
 use crate::codegen::ir::Generated;
 use crate::device::Device;
 use crate::transform::Transformed;
@@ -37,6 +38,8 @@ pub struct KernelEmulation {
     pub dram_share: f64,
     /// Whether the registers per thread are ptxas's count (else gpucc's estimate).
     pub registers_from_ptxas: bool,
+    /// gpucc's own estimate of the registers per thread, whatever was used.
+    pub registers_estimate: i64,
 }
 
 impl KernelEmulation {
@@ -65,7 +68,7 @@ pub fn emulate(
     g: &Generated,
     device: &Device,
     sizes: &[(String, i64)],
-    sensitivity: bool,
+    detail: Detail,
     registers: &[KernelRegisters],
 ) -> Result<Vec<KernelEmulation>, String> {
     let resources = resources(device);
@@ -74,6 +77,7 @@ pub fn emulate(
     let works = workload::workload(t, g, sizes);
     let mut out = Vec::new();
     for (site, mut work) in sites.iter().zip(works) {
+        let registers_estimate = work.registers;
         let counted = registers.iter().find(|r| r.name == work.name);
         if let Some(r) = counted {
             work.registers = r.registers;
@@ -110,7 +114,7 @@ pub fn emulate(
         let time_us = (cycles * waves / device.throughput.sm_clock_mhz
             + device.model.launch_overhead_us)
             * launches;
-        let (sensitivities, bottleneck) = if sensitivity {
+        let (sensitivities, bottleneck) = if detail >= Detail::Bottleneck {
             let (s, b) = saake::sensitivity(&resources, &w);
             (s, Some(b))
         } else {
@@ -119,7 +123,7 @@ pub fn emulate(
         // Region by region, for the resources the kernel is sensitive to.
         let mut by_region = Vec::new();
         for (k, s) in sensitivities.iter().enumerate() {
-            if s.latency.max(s.gap) >= REGION_THRESHOLD {
+            if detail == Detail::Regions && s.latency.max(s.gap) >= REGION_THRESHOLD {
                 let r = &builder;
                 by_region.extend(
                     saake::region_sensitivities(
@@ -154,6 +158,7 @@ pub fn emulate(
             bytes,
             dram_share,
             registers_from_ptxas: counted.is_some(),
+            registers_estimate,
             work,
         });
     }
@@ -199,6 +204,7 @@ mod tests {
             threads_per_block: 256,
             shared_bytes: 0,
             registers: 32,
+            register_copy_words: 0,
             per_thread: Counts {
                 global_insts: 1.0,
                 global_sectors: sectors_per_warp,

@@ -17,6 +17,17 @@ use crate::device::Device;
 use crate::transform::Transformed;
 pub use kernel::KernelEmulation;
 
+/// How much the emulation says beyond the time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Detail {
+    /// The time only (what ranking needs).
+    Time,
+    /// And the sensitivities with the bottleneck.
+    Bottleneck,
+    /// And the sensitivities region by region.
+    Regions,
+}
+
 /// The predicted time of a whole program (its kernels, all launches).
 #[derive(Clone, Debug)]
 pub struct Estimate {
@@ -34,7 +45,7 @@ impl Estimate {
 }
 
 /// Predicts the time of `t` as generated in `g` on `device`, with symbolic sizes at
-/// `sizes`, and each kernel's sensitivities and bottleneck when `sensitivity` is set;
+/// `sizes`, with each kernel's sensitivities as `detail` asks;
 /// `registers` gives kernels' registers per thread as ptxas counted them (the others
 /// are estimated). `Err` names a kernel whose blocks do not fit on an SM.
 pub fn estimate(
@@ -42,10 +53,10 @@ pub fn estimate(
     g: &Generated,
     device: &Device,
     sizes: &[(String, i64)],
-    sensitivity: bool,
+    detail: Detail,
     registers: &[ptxas::KernelRegisters],
 ) -> Result<Estimate, String> {
-    let kernels = kernel::emulate(t, g, device, sizes, sensitivity, registers)?;
+    let kernels = kernel::emulate(t, g, device, sizes, detail, registers)?;
     Ok(Estimate {
         time_us: kernels.iter().map(|k| k.time_us).sum(),
         kernels,

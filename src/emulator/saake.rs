@@ -88,6 +88,24 @@ pub struct Workload<'a> {
     pub issue_per_cycle: usize,
 }
 
+/// A set of warps, the oldest (lowest index) taken first: one bit per warp.
+struct WarpSet(Vec<u64>);
+
+impl WarpSet {
+    fn new(warps: usize) -> WarpSet {
+        WarpSet(vec![0; warps.div_ceil(64)])
+    }
+    fn insert(&mut self, warp: usize) {
+        self.0[warp / 64] |= 1 << (warp % 64);
+    }
+    fn pop_oldest(&mut self) -> Option<usize> {
+        let (k, word) = self.0.iter_mut().enumerate().find(|(_, w)| **w != 0)?;
+        let bit = word.trailing_zeros() as usize;
+        *word &= *word - 1;
+        Some(k * 64 + bit)
+    }
+}
+
 /// The outcome of an emulation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Emulation {
@@ -139,7 +157,8 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
     };
     // Warps waiting for the current one to stall: those ready by `t` (taken oldest
     // first) and those ready later (taken earliest first). A warp is in at most one.
-    let mut ready_now: BinaryHeap<Reverse<usize>> = (1..warps).map(Reverse).collect();
+    let mut ready_now = WarpSet::new(warps);
+    (1..warps).for_each(|x| ready_now.insert(x));
     let mut future: BinaryHeap<Reverse<(Key, usize)>> = BinaryHeap::new();
     let mut done = if n == 0 { warps } else { 0 };
     loop {
@@ -159,9 +178,9 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
                         break;
                     }
                     future.pop();
-                    ready_now.push(Reverse(x));
+                    ready_now.insert(x);
                 }
-                if let Some(Reverse(x)) = ready_now.pop() {
+                if let Some(x) = ready_now.pop_oldest() {
                     break Some(x);
                 }
                 match future.peek() {
