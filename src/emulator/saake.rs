@@ -113,8 +113,9 @@ pub struct Emulation {
     pub cycles: f64,
     /// Per resource: the cycles it was busy (Algorithm 1, line 25).
     pub utilization: Vec<f64>,
-    /// The order in which the scheduler issued (warp, instruction), barriers included.
-    pub order: Vec<(usize, usize)>,
+    /// The order in which the scheduler issued (warp, instruction), barriers included
+    /// (32-bit: the order is as long as all warps' streams together).
+    pub order: Vec<(u32, u32)>,
 }
 
 /// Emulates `w` on `resources` (Algorithm 1, greedy-then-oldest).
@@ -199,7 +200,7 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
             }
         }
         let i = cur[current];
-        order.push((current, i));
+        order.push((current as u32, i as u32));
         match &w.stream[i] {
             Instr::Op {
                 resource, count, ..
@@ -258,7 +259,7 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
 /// guarantee (a later result can reorder the warps into a tighter packing, by a cycle or
 /// two: Graham's scheduling anomalies). With the parameters `order` was made with, it
 /// reproduces [`emulate`]'s time exactly.
-pub fn replay(resources: &[Resource], w: &Workload, order: &[(usize, usize)]) -> f64 {
+pub fn replay(resources: &[Resource], w: &Workload, order: &[(u32, u32)]) -> f64 {
     replay_with(w, order, |_, r| (resources[r].latency, resources[r].gap))
 }
 
@@ -266,7 +267,7 @@ pub fn replay(resources: &[Resource], w: &Workload, order: &[(usize, usize)]) ->
 /// resource)`: a resource may be slower for some instructions only (a code region).
 fn replay_with(
     w: &Workload,
-    order: &[(usize, usize)],
+    order: &[(u32, u32)],
     pipe: impl Fn(usize, usize) -> (f64, f64),
 ) -> f64 {
     let resources = w.stream.iter().filter_map(|x| match x {
@@ -285,6 +286,7 @@ fn replay_with(
     let mut t = f64::NEG_INFINITY;
     let mut next_slot = 0.0f64;
     for &(warp, i) in order {
+        let (warp, i) = (warp as usize, i as usize);
         match &w.stream[i] {
             Instr::Op {
                 resource,

@@ -237,8 +237,11 @@ struct Env {
 
 impl Env {
     fn set(&mut self, name: &str, v: i64) {
-        self.values.retain(|(n, _)| n != name);
-        self.values.push((name.to_string(), v));
+        // In place when the name has a value (a loop variable, at every iteration).
+        match self.values.iter_mut().rev().find(|(n, _)| n == name) {
+            Some(entry) => entry.1 = v,
+            None => self.values.push((name.to_string(), v)),
+        }
     }
 
     fn get(&self, name: &str) -> Option<i64> {
