@@ -784,24 +784,20 @@ pub fn lanes(stride: Option<(i64, i64)>, block: &[i64], elem: i64) -> (f64, f64)
     let bx = block.first().copied().unwrap_or(1).max(1);
     let by = block.get(1).copied().unwrap_or(1).max(1);
     let threads: i64 = block.iter().product::<i64>().max(1);
-    let mut sectors: Vec<i64> = Vec::new();
-    let mut words: Vec<i64> = Vec::new();
+    let mut sectors: Vec<i64> = Vec::with_capacity(64);
+    let mut words: Vec<i64> = Vec::with_capacity(64);
     for lane in 0..threads.min(32) {
         let (tx, ty) = (lane % bx, (lane / bx) % by);
         let addr = (sx * tx + sy * ty) * elem;
         let first = addr.div_euclid(32);
         let last = (addr + elem - 1).div_euclid(32);
-        for s in first..=last {
-            if !sectors.contains(&s) {
-                sectors.push(s);
-            }
-        }
-        for w in addr.div_euclid(4)..(addr + elem).div_euclid(4).max(addr.div_euclid(4) + 1) {
-            if !words.contains(&w) {
-                words.push(w);
-            }
-        }
+        sectors.extend(first..=last);
+        words.extend(addr.div_euclid(4)..(addr + elem).div_euclid(4).max(addr.div_euclid(4) + 1));
     }
+    sectors.sort_unstable();
+    sectors.dedup();
+    words.sort_unstable();
+    words.dedup();
     let mut per_bank = [0u32; 32];
     for w in &words {
         per_bank[w.rem_euclid(32) as usize] += 1;
