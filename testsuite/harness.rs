@@ -117,21 +117,9 @@ pub fn scratch_path(name: &str) -> std::path::PathBuf {
 }
 
 /// nvcc: `GPUCC_NVCC`, else the project's `.nvidia/` (scripts/install-cuda-toolchain),
-/// else `PATH`.
+/// else `PATH`; the same lookup as `gpucc emulate`'s.
 pub fn nvcc() -> Option<std::path::PathBuf> {
-    if let Some(p) = std::env::var_os("GPUCC_NVCC") {
-        return Some(p.into());
-    }
-    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join(".nvidia/nvidia/cu13/bin/nvcc");
-    if local.is_file() {
-        return Some(local);
-    }
-    std::process::Command::new("nvcc")
-        .arg("--version")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|_| "nvcc".into())
+    gpucc::emulator::ptxas::nvcc()
 }
 
 /// The case files in `testsuite/<dir>` with extension `ext`, sorted.

@@ -26,6 +26,13 @@ pub(super) enum RecipeSource<'a> {
     Generate,
 }
 
+impl<'a> RecipeSource<'a> {
+    /// The recipe file the user gave, else gpucc's own choice.
+    pub fn given(path: Option<&'a Path>) -> RecipeSource<'a> {
+        path.map_or(RecipeSource::Generate, RecipeSource::File)
+    }
+}
+
 /// A compiled file, before it is written.
 pub(super) struct Compiled {
     sources: SourceMap,
@@ -72,10 +79,7 @@ pub(super) fn compile_command(
         );
         return EXIT_USAGE;
     }
-    let source = match &a.recipe {
-        Some(path) => RecipeSource::File(path),
-        None => RecipeSource::Generate,
-    };
+    let source = RecipeSource::given(a.recipe.as_deref());
     let compiled = match compile(&a.input, &device, source, &a.param, out, err, color) {
         Ok(c) => c,
         Err(code) => return code,

@@ -18,10 +18,7 @@ pub(super) fn emulate_command(
         Ok(d) => d,
         Err(code) => return code,
     };
-    let source = match &a.recipe {
-        Some(path) => RecipeSource::File(path),
-        None => RecipeSource::Generate,
-    };
+    let source = RecipeSource::given(a.recipe.as_deref());
     let compiled = match compile(
         &a.input,
         &device,

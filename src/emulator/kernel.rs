@@ -62,7 +62,8 @@ pub fn resources(device: &Device) -> Vec<Resource> {
 }
 
 /// Emulates every kernel of `g` on `device` (symbolic sizes at `sizes`), with the
-/// sensitivity analysis when `sensitivity` is set.
+/// sensitivity analysis as `detail` asks; `registers` overrides the estimated registers
+/// of the kernels it names.
 pub fn emulate(
     t: &Transformed,
     g: &Generated,
@@ -73,10 +74,9 @@ pub fn emulate(
 ) -> Result<Vec<KernelEmulation>, String> {
     let resources = resources(device);
     let l = &device.limits;
-    let sites = workload::sites(t, g, sizes);
-    let works = workload::workload(t, g, sizes);
     let mut out = Vec::new();
-    for (site, mut work) in sites.iter().zip(works) {
+    for site in workload::sites(t, g, sizes) {
+        let mut work = site.work(t, g);
         let registers_estimate = work.registers;
         let counted = registers.iter().find(|r| r.name == work.name);
         if let Some(r) = counted {
@@ -115,7 +115,7 @@ pub fn emulate(
             + device.model.launch_overhead_us)
             * launches;
         let (sensitivities, bottleneck) = if detail >= Detail::Bottleneck {
-            let (s, b) = saake::sensitivity(&resources, &w);
+            let (s, b) = saake::sensitivity(&resources, &w, &run);
             (s, Some(b))
         } else {
             (Vec::new(), None)
@@ -124,14 +124,13 @@ pub fn emulate(
         let mut by_region = Vec::new();
         for (k, s) in sensitivities.iter().enumerate() {
             if detail == Detail::Regions && s.latency.max(s.gap) >= REGION_THRESHOLD {
-                let r = &builder;
                 by_region.extend(
                     saake::region_sensitivities(
                         &resources,
                         &w,
                         &run,
-                        &r.regions,
-                        &r.region_names,
+                        &builder.regions,
+                        &builder.region_names,
                         k,
                     )
                     .into_iter()

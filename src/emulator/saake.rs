@@ -260,21 +260,20 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
 /// two: Graham's scheduling anomalies). With the parameters `order` was made with, it
 /// reproduces [`emulate`]'s time exactly.
 pub fn replay(resources: &[Resource], w: &Workload, order: &[(u32, u32)]) -> f64 {
-    replay_with(w, order, |_, r| (resources[r].latency, resources[r].gap))
+    replay_with(resources.len(), w, order, |_, r| {
+        (resources[r].latency, resources[r].gap)
+    })
 }
 
-/// [`replay`] with the latency and gap of each instruction given by `pipe(instruction,
-/// resource)`: a resource may be slower for some instructions only (a code region).
+/// [`replay`] on `resources` pipes with the latency and gap of each instruction given by
+/// `pipe(instruction, resource)`: a resource may be slower for some instructions only (a
+/// code region).
 fn replay_with(
+    resources: usize,
     w: &Workload,
     order: &[(u32, u32)],
     pipe: impl Fn(usize, usize) -> (f64, f64),
 ) -> f64 {
-    let resources = w.stream.iter().filter_map(|x| match x {
-        Instr::Op { resource, .. } => Some(*resource + 1),
-        Instr::Barrier => None,
-    });
-    let resources = resources.max().unwrap_or(0);
     let warps = w.warps_per_block * w.blocks;
     let n = w.stream.len();
     let issue = w.issue_per_cycle.max(1) as f64;
@@ -355,12 +354,15 @@ impl Bottleneck {
 }
 
 /// How much a 10% raise of each latency and each gap lengthens the emulated time (§3.3),
-/// and the bottleneck. The raised runs replay the base run's issue order ([`replay`]), so
-/// that what is measured is the resource's effect, not a reshuffled schedule. Resources
-/// the workload never uses have sensitivity 0.
-pub fn sensitivity(resources: &[Resource], w: &Workload) -> (Vec<Sensitivity>, Bottleneck) {
+/// and the bottleneck. The raised runs replay the issue order of `run` (the [`emulate`] of
+/// `w` on `resources`, [`replay`]), so that what is measured is the resource's effect, not
+/// a reshuffled schedule. Resources the workload never uses have sensitivity 0.
+pub fn sensitivity(
+    resources: &[Resource],
+    w: &Workload,
+    run: &Emulation,
+) -> (Vec<Sensitivity>, Bottleneck) {
     const RAISE: f64 = 0.1;
-    let run = emulate(resources, w);
     let base = run.cycles.max(f64::MIN_POSITIVE);
     let mut out = Vec::new();
     for k in 0..resources.len() {
@@ -434,7 +436,7 @@ pub fn region_sensitivities(
             continue;
         }
         let changed = |latency: bool| -> f64 {
-            let time = replay_with(w, &run.order, |i, r| {
+            let time = replay_with(resources.len(), w, &run.order, |i, r| {
                 let p = &resources[r];
                 if r == resource && regions.get(i) == Some(&region) {
                     if latency {
@@ -639,7 +641,7 @@ mod tests {
             blocks: 1,
             issue_per_cycle: 1,
         };
-        let (_, b) = sensitivity(&resources, &one);
+        let (_, b) = sensitivity(&resources, &one, &emulate(&resources, &one));
         assert_eq!(b.label(), "global:latency");
         // Many warps of back-to-back loads: the memory pipe's gap.
         let loads = vec![Instr::Op {
@@ -653,7 +655,7 @@ mod tests {
             blocks: 2,
             issue_per_cycle: 1,
         };
-        let (s, b) = sensitivity(&resources, &many);
+        let (s, b) = sensitivity(&resources, &many, &emulate(&resources, &many));
         assert_eq!(b.label(), "global:throughput");
         assert_eq!(s[1].latency, 0.0, "the unused unit has no influence");
     }
@@ -671,7 +673,7 @@ mod tests {
             issue_per_cycle: 1,
         };
         let run = emulate(&resources, &w);
-        let (overall, _) = sensitivity(&resources, &w);
+        let (overall, _) = sensitivity(&resources, &w, &run);
         let global = region_sensitivities(&resources, &w, &run, &regions, &names, 0);
         // Only region 0 uses the memory pipe: it carries the whole sensitivity.
         assert_eq!(global.len(), 1);

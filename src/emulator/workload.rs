@@ -169,14 +169,6 @@ pub struct KernelWork {
     pub footprint_bytes: f64,
 }
 
-/// The kernels of `g` at the sizes `sizes` (symbolic size parameters).
-pub fn workload(t: &Transformed, g: &Generated, sizes: &[(String, i64)]) -> Vec<KernelWork> {
-    sites(t, g, sizes)
-        .into_iter()
-        .map(|site| kernel_work(t, &g.kernels[site.kernel], site.launches, site.env))
-        .collect()
-}
-
 /// A kernel of the program with its launches and the values around its representative
 /// launch (the host loops at their middle iteration).
 pub struct Site {
@@ -191,6 +183,11 @@ impl Site {
     /// launch and the block's shape.
     pub fn walk(&self, t: &Transformed, g: &Generated, sink: &mut dyn Sink) -> (f64, Vec<i64>) {
         walk_kernel(t, &g.kernels[self.kernel], self.env.clone(), sink)
+    }
+
+    /// What the kernel's representative thread does, counted, with the kernel's shape.
+    pub fn work(&self, t: &Transformed, g: &Generated) -> KernelWork {
+        kernel_work(t, &g.kernels[self.kernel], self.launches, self.env.clone())
     }
 }
 
