@@ -18,10 +18,35 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def case_args(path):
+    """A case file's options: its first line `// gpucc-args: ...` (C) or
+    `-- gpucc-args: ...` (recipe)."""
     with open(path) as f:
         first = f.readline()
-    prefix = "// gpucc-args:"
-    return first[len(prefix):].split() if first.startswith(prefix) else []
+    for prefix in ("// gpucc-args:", "-- gpucc-args:"):
+        if first.startswith(prefix):
+            return first[len(prefix):].split()
+    return []
+
+
+def commit_label():
+    """The short commit, with `+changes` when src/ differs from it."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    if subprocess.run(["git", "status", "--porcelain", "src"], cwd=ROOT,
+                      capture_output=True, text=True).stdout.strip():
+        commit += "+changes"
+    return commit
+
+
+def write_result(name, date, commit, doc):
+    """Writes `doc` to benchmarks/results/<name>-<date>-<commit>.json; returns the path."""
+    out_dir = os.path.join(ROOT, "benchmarks", "results")
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, f"{name}-{date}-{commit}.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    return path
 
 
 def cpu_model():

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-from deps_time import ROOT, cpu_model
+from deps_time import ROOT, commit_label, cpu_model, write_result
 
 
 def emulate(gpucc, path, recipe):
@@ -41,11 +41,7 @@ def main():
     args = parser.parse_args()
     if not os.path.exists(args.gpucc):
         sys.exit(f"{args.gpucc} not found: run `cargo build --release` first")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
-    if subprocess.run(["git", "status", "--porcelain", "src"], cwd=ROOT,
-                      capture_output=True, text=True).stdout.strip():
-        commit += "+changes"
+    commit = commit_label()
     kernels = sorted(glob.glob(os.path.join(ROOT, "testsuite/strategy/kernels/gemm_*.c")))
     kernels += [os.path.join(ROOT, "testsuite/strategy/kernels/dgemm_nn.c"),
                 os.path.join(ROOT, "examples/sgemm.c")]
@@ -95,10 +91,7 @@ def main():
         "summary": summary,
         "variants": rows,
     }
-    path = os.path.join(ROOT, "benchmarks", "results", f"emulate-speed-{date}-{commit}.json")
-    with open(path, "w") as f:
-        json.dump(result, f, indent=1)
-        f.write("\n")
+    path = write_result("emulate-speed", date, commit, result)
     print(f"{len(rows)} GEMM variants: one emulation {summary['median_emulation_ms']:.2f} ms "
           f"median ({summary['max_emulation_ms']:.2f} ms max, "
           f"{summary['emulations_per_second']:.0f} per second); the next in the same process "

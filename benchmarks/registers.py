@@ -21,17 +21,14 @@ import statistics
 import subprocess
 import sys
 
-from deps_time import ROOT, case_args, cpu_model
+from deps_time import ROOT, case_args, commit_label, cpu_model, write_result
 
 
 def cases():
     for c in sorted(glob.glob(os.path.join(ROOT, "testsuite/cuda/*.c"))):
         yield os.path.relpath(c, ROOT), case_args(c)
     for r in sorted(glob.glob(os.path.join(ROOT, "testsuite/recipe/*.lua"))):
-        with open(r) as f:
-            first = f.readline()
-        prefix = "-- gpucc-args:"
-        args = first[len(prefix):].split() if first.startswith(prefix) else []
+        args = case_args(r)
         if not args:
             continue
         yield args[0], ["--recipe", os.path.relpath(r, ROOT)] + args[1:]
@@ -43,11 +40,7 @@ def main():
     args = parser.parse_args()
     if not os.path.exists(args.gpucc):
         sys.exit(f"{args.gpucc} not found: run `cargo build --release` first")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
-    if subprocess.run(["git", "status", "--porcelain", "src"], cwd=ROOT,
-                      capture_output=True, text=True).stdout.strip():
-        commit += "+changes"
+    commit = commit_label()
     rows = []
     for path, extra in cases():
         cmd = [args.gpucc, "emulate", path] + extra + ["--json"]
@@ -101,10 +94,7 @@ def main():
         "summary": summary,
         "kernels": rows,
     }
-    out = os.path.join(ROOT, "benchmarks", "results", f"registers-{date}-{commit}.json")
-    with open(out, "w") as f:
-        json.dump(result, f, indent=1)
-        f.write("\n")
+    out = write_result("registers", date, commit, result)
     print(f"{len(rows)} kernels: estimate off by {summary['estimate_mean_abs_error']:.1f} "
           f"registers on average (signed {summary['estimate_mean_signed_error']:+.1f}); "
           f"ptxas ~ {base:.1f} + {slope:.2f} x words would be off by "

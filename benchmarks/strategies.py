@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from deps_time import ROOT, case_args, cpu_model
+from deps_time import ROOT, case_args, commit_label, cpu_model, write_result
 
 
 def fmt_us(us):
@@ -41,12 +41,7 @@ def main():
         return
     if not os.path.exists(args.gpucc):
         sys.exit(f"{args.gpucc} not found: run `cargo build --release` first")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "src"], cwd=ROOT,
-                           capture_output=True, text=True).stdout.strip()
-    if dirty:
-        commit += "+changes"
+    commit = commit_label()
     date = datetime.date.today().isoformat()
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
@@ -86,11 +81,7 @@ def main():
     machine = f"{cpu_model()}, {os.cpu_count()} cores, {platform.system()}"
     results = {"benchmark": "strategies", "date": date, "commit": commit, "machine": machine,
                "device": args.device, "rows": rows}
-    out_dir = os.path.join(ROOT, "benchmarks", "results")
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, f"strategies-{date}-{commit}.json"), "w") as f:
-        json.dump(results, f, indent=1)
-        f.write("\n")
+    write_result("strategies", date, commit, results)
     render(results)
 
 
