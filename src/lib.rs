@@ -17,6 +17,7 @@ pub mod device;
 pub mod diag;
 pub mod emulator;
 pub mod frontend;
+pub mod gpu;
 pub mod poly;
 pub mod recipe;
 pub mod strategy;

@@ -308,3 +308,84 @@ fn block_reductions_are_checked_barrier_by_barrier_and_lane_by_lane() {
         );
     }
 }
+
+/// `--device gpu` where there is no GPU says so and exits 1; a wrong `--device`, or
+/// `--time` without a GPU, is a usage error.
+#[test]
+fn verify_on_a_gpu_needs_one() {
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "verify",
+            CASE,
+            "--recipe",
+            "recipes/sgemm.lua",
+            "-D",
+            "N=40",
+        ];
+        a.extend(extra);
+        gpucc(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    };
+    if gpucc::gpu::probe().is_err() {
+        let (code, _, err) = run(&["--device", "gpu"]);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains("error: --device gpu: ") && err.contains("= hint: check on the CPU"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = run(&["--device", "h100"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("a check runs on `cpu`, `gpu` or `cpu,gpu`"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["--time"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("add `--device gpu`"), "{err}");
+    let (code, _, err) = run(&["--device", "gpu", "--time", "--runs", "0"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// The program a GPU check runs (the `.cu` with its launches wrapped, the driver, the
+/// timing pass) is built by nvcc wherever nvcc is; where a GPU is present it passes and
+/// reports a time for the kernel, elsewhere only running it fails.
+#[test]
+fn the_gpu_check_builds_with_nvcc() {
+    let Some(nvcc) = crate::harness::nvcc() else {
+        assert!(
+            std::env::var_os("GPUCC_SKIP_NVCC").is_some(),
+            "nvcc not found: run scripts/install-cuda-toolchain"
+        );
+        return;
+    };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(CASE);
+    let args = vec!["-D".to_string(), "N=100".to_string()];
+    let program = crate::harness::programs_with(&path, &args).remove(0);
+    let opts = crate::harness::frontend_options(&args);
+    let check = gpucc::verify::CheckOptions {
+        c_file: &path,
+        defines: &opts.defines,
+        include_dirs: &opts.include_dirs,
+        sizes: &[],
+        diagonally_dominant: false,
+    };
+    let gpu = gpucc::gpu::probe();
+    let arch = gpu.as_ref().map_or("sm_90".to_string(), |g| g.arch.clone());
+    let on = gpucc::verify::On::Gpu {
+        nvcc: &nvcc,
+        arch: &arch,
+        time_runs: 3,
+    };
+    match (
+        gpucc::verify::check(&program, &sgemm_100(), &check, &on),
+        gpu,
+    ) {
+        (Ok(checked), Ok(_)) => {
+            assert!(checked.outcome.passed(), "{checked:?}");
+            assert_eq!(checked.times.len(), 1, "{checked:?}");
+            assert!(checked.times[0].launches == 1 && checked.times[0].total_us > 0.0);
+        }
+        (Err(e), Err(_)) => assert!(e.0.starts_with("the check failed"), "{e}"),
+        (result, gpu) => panic!("{result:?} with {gpu:?}"),
+    }
+}

@@ -134,6 +134,7 @@ pub(super) fn compile_command(
             &compiled.text,
             &what,
             &a.check,
+            None,
             out,
             err,
         )
@@ -240,6 +241,7 @@ fn check_generated(
             &compiled.text,
             &what,
             &a.check,
+            None,
             out,
             err,
         );
@@ -263,6 +265,7 @@ fn check_generated(
                 &compiled.text,
                 &what,
                 &a.check,
+                None,
                 out,
                 err,
             );
@@ -276,6 +279,7 @@ fn check_generated(
         &small.text,
         &what,
         &a.check,
+        None,
         out,
         err,
     )
@@ -469,6 +473,27 @@ pub(super) fn verify_command(
     err: &mut dyn Write,
     color: bool,
 ) -> i32 {
+    let places = match places(a, err) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    // Each place in turn; the first that fails decides.
+    let check_all = |input: &InputArgs,
+                     program: &Program,
+                     cu: &str,
+                     what: &str,
+                     out: &mut dyn Write,
+                     err: &mut dyn Write| {
+        let mut code = EXIT_OK;
+        for place in &places {
+            let c = check(input, program, cu, what, &a.check, place.as_ref(), out, err);
+            if c != EXIT_OK {
+                code = c;
+                break;
+            }
+        }
+        code
+    };
     match (&a.cu, &a.recipe) {
         (Some(cu_path), None) => {
             let cu = match std::fs::read(cu_path) {
@@ -488,12 +513,11 @@ pub(super) fn verify_command(
                     Err(code) => return code,
                 };
             let program = &programs[0].0;
-            check(
+            check_all(
                 &a.input,
                 program,
                 &cu,
                 &cu_path.display().to_string(),
-                &a.check,
                 out,
                 err,
             )
@@ -506,12 +530,11 @@ pub(super) fn verify_command(
                 Err(code) => return code,
             };
             let what = format!("the CUDA that {} makes", recipe.display());
-            check(
+            check_all(
                 &a.input,
                 compiled.program(),
                 &compiled.text,
                 &what,
-                &a.check,
                 out,
                 err,
             )
@@ -526,13 +549,74 @@ pub(super) fn verify_command(
     }
 }
 
-/// Checks `cu` against the C of `input` on the CPU and prints the comparison.
+/// A GPU to check on, with the compiler for it.
+struct GpuCheck {
+    gpu: crate::gpu::Gpu,
+    nvcc: PathBuf,
+    /// Timed runs of each launch; 0: no timing.
+    time_runs: u32,
+}
+
+/// Where `gpucc verify --device ...` runs the CUDA, in order (`None`: the CPU).
+fn places(a: &VerifyArgs, err: &mut dyn Write) -> Result<Vec<Option<GpuCheck>>, i32> {
+    let mut places = Vec::new();
+    for name in a.run_on.split(',').map(str::trim) {
+        match name {
+            "cpu" => places.push(None),
+            "gpu" => {
+                let gpu = match crate::gpu::probe() {
+                    Ok(g) => g,
+                    Err(why) => {
+                        let _ = writeln!(
+                            err,
+                            "error: --device gpu: {why}\n  = hint: check on the CPU (the default, `--device cpu`), or run this on a machine with an NVIDIA GPU and its driver"
+                        );
+                        return Err(EXIT_USER_ERROR);
+                    }
+                };
+                let Some(nvcc) = crate::emulator::ptxas::nvcc() else {
+                    let _ = writeln!(
+                        err,
+                        "error: --device gpu needs NVIDIA's compiler, nvcc, and none was found\n  = hint: run scripts/install-cuda-toolchain, put nvcc on PATH, or set GPUCC_NVCC"
+                    );
+                    return Err(EXIT_USER_ERROR);
+                };
+                let time_runs = if a.time { a.runs } else { 0 };
+                places.push(Some(GpuCheck {
+                    gpu,
+                    nvcc,
+                    time_runs,
+                }));
+            }
+            other => {
+                let _ = writeln!(
+                    err,
+                    "error: `--device {other}`: a check runs on `cpu`, `gpu` or `cpu,gpu`\n  = hint: the GPU that compile and emulate target is chosen by their own --device (h100, h200, a100, v100)"
+                );
+                return Err(EXIT_USAGE);
+            }
+        }
+    }
+    if a.time && !places.iter().any(Option::is_some) {
+        let _ = writeln!(
+            err,
+            "error: --time measures the kernels on a GPU\n  = hint: add `--device gpu`"
+        );
+        return Err(EXIT_USAGE);
+    }
+    Ok(places)
+}
+
+/// Checks `cu` against the C of `input` on the CPU (or on `gpu`) and prints the
+/// comparison, and the kernels' times when they were timed.
+#[allow(clippy::too_many_arguments)]
 fn check(
     input: &InputArgs,
     program: &Program,
     cu: &str,
     what: &str,
     inputs: &CheckArgs,
+    gpu: Option<&GpuCheck>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
@@ -562,15 +646,32 @@ fn check(
         sizes,
         diagonally_dominant: inputs.diagonally_dominant,
     };
+    let (on, place) = match gpu {
+        None => (crate::verify::On::Cpu, "the CPU".to_string()),
+        Some(g) => (
+            crate::verify::On::Gpu {
+                nvcc: &g.nvcc,
+                arch: &g.gpu.arch,
+                time_runs: g.time_runs,
+            },
+            format!(
+                "the GPU, {} ({}, driver for CUDA {})",
+                g.gpu.name, g.gpu.arch, g.gpu.driver_cuda
+            ),
+        ),
+    };
     let _ = writeln!(
         err,
-        "gpucc: checking {what} against {} ({}) on the CPU",
+        "gpucc: checking {what} against {} ({}) on {place}",
         input.file.display(),
         program.unit.describe()
     );
-    match crate::verify::check_on_cpu(program, cu, &options) {
-        Ok(outcome) => {
+    match crate::verify::check(program, cu, &options, &on) {
+        Ok(crate::verify::Checked { outcome, times }) => {
             let _ = write!(out, "{}", crate::verify::report(&outcome));
+            if let Some(g) = gpu.filter(|g| g.time_runs > 0) {
+                let _ = write!(out, "{}", times_report(&times, g));
+            }
             if outcome.passed() {
                 EXIT_OK
             } else {
@@ -585,6 +686,25 @@ fn check(
             EXIT_USER_ERROR
         }
     }
+}
+
+/// The kernels' times on the GPU, for a human (and `benchmarks/calibrate.py`, which reads
+/// the `kernel time:` line).
+fn times_report(times: &[crate::verify::KernelTime], g: &GpuCheck) -> String {
+    let total: f64 = times.iter().map(|t| t.total_us).sum();
+    let mut r = format!(
+        "kernel time: {total:.2} us on {} (each launch: a warm-up, then the median of {} runs timed with CUDA events)\n",
+        g.gpu.name, g.time_runs
+    );
+    let width = times.iter().map(|t| t.kernel.len()).max().unwrap_or(0);
+    for t in times {
+        let s = if t.launches == 1 { "" } else { "es" };
+        r.push_str(&format!(
+            "  {:width$}  {} launch{s}  {:.2} us\n",
+            t.kernel, t.launches, t.total_us
+        ));
+    }
+    r
 }
 
 /// `gpucc strategies FILE.c -o DIR`: every legal variant as a recipe file, best first.

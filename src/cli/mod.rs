@@ -144,6 +144,17 @@ struct VerifyArgs {
     param: Vec<(String, String)>,
     #[command(flatten)]
     check: CheckArgs,
+    /// Where the CUDA runs: `cpu` (gpucc's CPU runtime, which also finds races), `gpu`
+    /// (compiled by nvcc, run on this machine's GPU), or `cpu,gpu` (both, in turn).
+    #[arg(long = "device", value_name = "cpu|gpu|cpu,gpu", default_value = "cpu")]
+    run_on: String,
+    /// On the GPU, also time the kernels with CUDA events: a warm-up, then each launch
+    /// run `--runs` times, the median kept.
+    #[arg(long)]
+    time: bool,
+    /// How many timed runs of each launch with `--time`.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
 }
 
 /// Which code to read and how.

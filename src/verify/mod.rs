@@ -1,7 +1,7 @@
 //! Verify stage: runs a generated `.cu` on the CPU and the original C on the same inputs,
 //! and compares what they compute (DESIGN §7).
 //!
-//! Entry point: [`check_on_cpu`]. The `.cu` is compiled by the system C++ compiler against
+//! Entry point: [`check`] ([`check_on_cpu`] for the usual case). On the CPU the `.cu` is compiled by the system C++ compiler against
 //! gpucc's CPU runtime ([`CPU_RUNTIME`]: blocks in turn, a block's threads as fibers that
 //! meet at `__syncthreads()`), after [`rewrite_launches`] and [`instrument`] (which makes
 //! the runtime log the kernels' memory accesses, to report races); the original is
@@ -10,6 +10,9 @@
 //! pseudo-random values, calls both versions and compares every array the function
 //! writes; for a `#pragma scop` region in a whole program, both programs run and their
 //! outputs are compared.
+//!
+//! On a GPU ([`On::Gpu`]), nvcc compiles the `.cu` with only its launches rewritten, to
+//! [`GPU_RUNTIME`]'s wrapper, which can also time every launch with CUDA events.
 
 use crate::frontend::macros::apply_defines;
 use crate::frontend::UnitKind;
@@ -21,6 +24,10 @@ use std::process::Command;
 
 /// The CPU stand-in for the CUDA runtime (written out as `cuda_runtime.h`).
 pub const CPU_RUNTIME: &str = include_str!("cuda_runtime.h");
+
+/// The launch wrapper for checks and timings on a GPU (written out as
+/// `gpucc_gpu_runtime.h` and included before the `.cu`, which nvcc compiles).
+pub const GPU_RUNTIME: &str = include_str!("gpu_runtime.h");
 
 /// The value given to integer parameters (sizes) in a check: not a multiple of the usual
 /// tile sizes, so remainders are exercised.
@@ -414,8 +421,47 @@ fn compiler(var: &str, default: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| default.to_string())
 }
 
-/// Checks the `.cu` text `cu` made from `program` against the original C file.
+/// Where the generated code runs.
+pub enum On<'a> {
+    /// Against gpucc's CPU runtime, with race detection.
+    Cpu,
+    /// Compiled by nvcc for `arch` and run on the GPU; with `time_runs` > 0 the kernels
+    /// are then timed (a warm-up, then that many runs of each launch, the median kept).
+    Gpu {
+        nvcc: &'a Path,
+        arch: &'a str,
+        time_runs: u32,
+    },
+}
+
+/// One kernel's time on the GPU: the medians of its launches, summed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelTime {
+    pub kernel: String,
+    pub launches: u64,
+    pub total_us: f64,
+}
+
+/// What a check found: the comparison, and the kernels' times when they were timed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    pub outcome: Outcome,
+    pub times: Vec<KernelTime>,
+}
+
+/// Checks the `.cu` text `cu` made from `program` against the original C file on the CPU.
 pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Outcome, CheckError> {
+    check(program, cu, o, &On::Cpu).map(|c| c.outcome)
+}
+
+/// Checks the `.cu` text `cu` made from `program` against the original C file, running
+/// the generated code where `on` says.
+pub fn check(
+    program: &Program,
+    cu: &str,
+    o: &CheckOptions,
+    on: &On,
+) -> Result<Checked, CheckError> {
     let dir = Scratch::new()?;
     let write = |name: &str, text: &str| -> Result<PathBuf, CheckError> {
         let path = dir.0.join(name);
@@ -423,7 +469,15 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
             .map_err(|e| CheckError(format!("cannot write {}: {e}", path.display())))?;
         Ok(path)
     };
-    write("cuda_runtime.h", CPU_RUNTIME)?;
+    let (header, generated_name) = match on {
+        On::Cpu => (write("cuda_runtime.h", CPU_RUNTIME)?, "generated.cpp"),
+        On::Gpu { .. } => (write("gpucc_gpu_runtime.h", GPU_RUNTIME)?, "generated.cu"),
+    };
+    // The CPU runtime logs memory accesses to find races; on a GPU the code runs as written.
+    let prepare = |cu: &str| match on {
+        On::Cpu => instrument(&rewrite_launches(cu)),
+        On::Gpu { .. } => rewrite_launches(cu),
+    };
     let original = std::fs::read_to_string(o.c_file)
         .map_err(|e| CheckError(format!("cannot read {}: {e}", o.c_file.display())))?;
     let reference = write("reference.c", &apply_defines(&original, o.defines))?;
@@ -434,7 +488,41 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
             .collect();
     let cc = compiler("CC", "cc");
     let cxx = compiler("CXX", "c++");
-    match program.unit.kind {
+    // The generated code's compiler, with the runtime's header included first (nvcc
+    // includes cuda_runtime.h implicitly; the check does the same with gpucc's own).
+    let generated_compiler = |extra: &[&str]| -> Command {
+        let mut c = match on {
+            On::Cpu => {
+                let mut c = Command::new(&cxx);
+                c.args(["-std=c++20", "-O1", "-w", "-pthread"]);
+                c
+            }
+            On::Gpu { nvcc, arch, .. } => {
+                let mut c = Command::new(nvcc);
+                c.args(["-std=c++17", "-O3", "-w", "-DGPUCC_GPU"])
+                    .arg(format!("-arch={arch}"));
+                // The PyPI toolchain keeps the runtime's libraries in lib/, not lib64/.
+                if let Some(lib) = nvcc.parent().and_then(Path::parent).map(|d| d.join("lib")) {
+                    if lib.join("libcudart_static.a").exists() {
+                        c.arg(format!("-L{}", lib.display()));
+                    }
+                }
+                c
+            }
+        };
+        c.arg(format!("-I{}", dir.0.display()))
+            .arg("-include")
+            .arg(&header)
+            .args(&includes)
+            .args(extra);
+        c
+    };
+    let what_compiles = match on {
+        On::Cpu => "the C++ compiler on the generated code",
+        On::Gpu { .. } => "nvcc on the generated code",
+    };
+    let mut times = Vec::new();
+    let outcome = match program.unit.kind {
         UnitKind::Function => {
             let f = &program.unit.function;
             let object = dir.0.join("reference.o");
@@ -450,30 +538,29 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
                 "the C compiler on the original",
             )?;
             let driver = driver(program, o)?;
-            let generated = write(
-                "generated.cpp",
-                &format!("{}\n{}", instrument(&rewrite_launches(cu)), driver.text),
-            )?;
+            let generated = write(generated_name, &format!("{}\n{}", prepare(cu), driver.text))?;
             let exe = dir.0.join("check");
             run(
-                Command::new(&cxx)
-                    .args(["-std=c++20", "-O1", "-w", "-pthread"])
-                    .arg(format!("-I{}", dir.0.display()))
-                    // nvcc includes the runtime's header implicitly; so does the check.
-                    .arg("-include")
-                    .arg(dir.0.join("cuda_runtime.h"))
-                    .args(&includes)
-                    .arg("-Dmain=gpucc_generated_main")
+                generated_compiler(&["-Dmain=gpucc_generated_main"])
                     .arg(&generated)
                     .arg(&object)
                     .arg("-o")
                     .arg(&exe)
                     .arg("-lm"),
-                "the C++ compiler on the generated code",
+                what_compiles,
             )?;
-            match run_generated(&mut Command::new(&exe), "the check")? {
-                Ok(output) => parse_report(&output, &driver.arrays),
-                Err(race) => Ok(Outcome::Race(race)),
+            let mut command = Command::new(&exe);
+            if let On::Gpu { time_runs, .. } = on {
+                if *time_runs > 0 {
+                    command.env("GPUCC_TIME_RUNS", time_runs.to_string());
+                }
+            }
+            match run_generated(&mut command, "the check")? {
+                Ok(output) => {
+                    times = parse_times(&output)?;
+                    parse_report(&output, &driver.arrays)?
+                }
+                Err(race) => Outcome::Race(race),
             }
         }
         UnitKind::Scop(_) => {
@@ -488,35 +575,51 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
                     .arg("-lm"),
                 "the C compiler on the original",
             )?;
-            let generated = write("generated.cpp", &instrument(&rewrite_launches(cu)))?;
+            let generated = write(generated_name, &prepare(cu))?;
             let gen_exe = dir.0.join("generated");
             run(
-                Command::new(&cxx)
-                    .args(["-std=c++20", "-O1", "-w", "-pthread"])
-                    .arg(format!("-I{}", dir.0.display()))
-                    // nvcc includes the runtime's header implicitly; so does the check.
-                    .arg("-include")
-                    .arg(dir.0.join("cuda_runtime.h"))
-                    .args(&includes)
+                generated_compiler(&[])
                     .arg(&generated)
                     .arg("-o")
                     .arg(&gen_exe)
                     .arg("-lm"),
-                "the C++ compiler on the generated code",
+                what_compiles,
             )?;
             let reference = run(&mut Command::new(&ref_exe), "the original program")?;
-            let generated =
-                match run_generated(&mut Command::new(&gen_exe), "the generated program")? {
-                    Ok(output) => output,
-                    Err(race) => return Ok(Outcome::Race(race)),
-                };
-            Ok(Outcome::Output {
-                same: reference == generated,
-                reference,
-                generated,
-            })
+            match run_generated(&mut Command::new(&gen_exe), "the generated program")? {
+                Ok(generated) => Outcome::Output {
+                    same: reference == generated,
+                    reference,
+                    generated,
+                },
+                Err(race) => Outcome::Race(race),
+            }
         }
-    }
+    };
+    Ok(Checked { outcome, times })
+}
+
+/// The driver's `time KERNEL LAUNCHES TOTAL_US` lines.
+fn parse_times(output: &str) -> Result<Vec<KernelTime>, CheckError> {
+    output
+        .lines()
+        .filter_map(|l| l.strip_prefix("time "))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            match (
+                f.first(),
+                f.get(1).and_then(|x| x.parse().ok()),
+                f.get(2).and_then(|x| x.parse().ok()),
+            ) {
+                (Some(k), Some(launches), Some(total_us)) => Ok(KernelTime {
+                    kernel: k.to_string(),
+                    launches,
+                    total_us,
+                }),
+                _ => Err(CheckError(format!("unreadable timing line: time {l}"))),
+            }
+        })
+        .collect()
 }
 
 /// A compared array as the driver reports it: name and extents (for `C[17][3]`).
@@ -697,6 +800,13 @@ fn driver(program: &Program, o: &CheckOptions) -> Result<Driver, CheckError> {
             "    printf(\"array {name} %ld %.3e %ld\\n\", {count}L, worst, first);\n  }}"
         );
     }
+    // On a GPU, a second call with every launch timed (after the comparison: the timed
+    // runs repeat each launch, so the arrays no longer hold the function's result).
+    let _ = writeln!(
+        d,
+        "#ifdef GPUCC_GPU\n  if (getenv(\"GPUCC_TIME_RUNS\")) {{\n    gpucc_time_runs = atoi(getenv(\"GPUCC_TIME_RUNS\"));\n    {f}({});\n    gpucc_gpu_check(cudaDeviceSynchronize(), \"the timed run\");\n    gpucc_print_times();\n  }}\n#endif",
+        generated_args.join(", ")
+    );
     d.push_str("  return 0;\n}\n");
     Ok(Driver {
         text: d,
