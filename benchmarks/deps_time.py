@@ -29,7 +29,10 @@ def case_args(path):
 
 
 def commit_label():
-    """The short commit, with `+changes` when src/ differs from it."""
+    """The short commit, with `+changes` when src/ differs from it; GPUCC_COMMIT when set
+    (a copy of the tree without its .git, as on a lent GPU machine)."""
+    if os.environ.get("GPUCC_COMMIT"):
+        return os.environ["GPUCC_COMMIT"]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()
     if subprocess.run(["git", "status", "--porcelain", "src"], cwd=ROOT,

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""The emulator's calibration set, and its timing on a GPU (issue 6).
+
+  python3 benchmarks/calibrate.py select
+      (any machine) For each kernel of KERNELS, runs `gpucc strategies` at the set's sizes,
+      keeps up to VARIANTS variants spread over the ranking (best, middle, worst) and, for
+      each, its default tile sizes and one other choice; writes the recipes to
+      benchmarks/calibration/<kernel>/ and the list to benchmarks/calibration/set.json.
+      Every entry is compiled once (gpucc, --no-verify) to be sure it is legal.
+
+  python3 benchmarks/calibrate.py time [--runs 10] [-o FILE]
+      (a machine with a GPU) For every entry of set.json, `gpucc verify --device gpu --time`:
+      nvcc builds the .cu, it runs on the GPU, its arrays are compared with the C's, and
+      each launch is timed with CUDA events (a warm-up, then the median of --runs runs).
+      Writes benchmarks/results/calibration-<device>-<date>-<commit>.json (or FILE) with the
+      device, driver, date, commit and every time. Entries that fail the check are recorded
+      as failures, never timed.
+
+testsuite/calibration_cases.rs reads the newest results file, emulates every entry and
+computes the Spearman rank correlation and the geometric-mean relative error.
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+from deps_time import ROOT, commit_label, write_result
+
+KERNELS_DIR = "testsuite/strategy/kernels"
+SET_DIR = os.path.join(ROOT, "benchmarks", "calibration")
+VARIANTS = 3
+
+# Kernel and the sizes it is timed (and checked) at: large enough to fill an H100 for tens
+# of microseconds, small enough that the C reference (run by the check on the CPU, -O1)
+# takes well under a second.
+KERNELS = [
+    ("gemm_nn", ["N=512"]),
+    ("dgemm_nn", ["M=512", "N=512", "K=512"]),
+    ("gemv_n", ["M=4096", "N=4096"]),
+    ("gemv_t", ["M=4096", "N=4096"]),
+    ("jacobi2d_5pt", ["TSTEPS=10", "N=1024", "M=1024"]),
+    ("conv2d_5x5", ["H=2048", "W=2048"]),
+    ("transpose_rect", ["M=3072", "N=5120"]),
+    ("stencil3d_heat", ["TSTEPS=5", "N=128"]),
+    ("distance_matrix", ["NX=1024", "NY=2048"]),
+    ("nbody_forces", ["NBODIES=4096"]),
+    ("mriq", ["NUM_K=1024", "NUM_X=8192"]),
+    ("syrk_lower", ["N=512", "K=512"]),
+    ("tensor_contraction4d", ["NA=24", "NB=24", "NC=24", "ND=24"]),
+]
+
+PARAM = re.compile(r'^(\w+)\s*=\s*param\("(\w+)",\s*\{([^}]*)\},\s*(-?\d+)\)', re.M)
+
+
+def gpucc_path(arg):
+    path = arg or os.path.join(ROOT, "target", "release", "gpucc")
+    if not os.path.exists(path):
+        sys.exit(f"{path} not found: run `cargo build --release` first")
+    return path
+
+
+def defines(sizes):
+    return [x for s in sizes for x in ("-D", s)]
+
+
+def other_choice(recipe_text):
+    """`-P NAME=VALUE` for each parameter: the next candidate after the default (or the one
+    before, for the last): a second tile-size choice of the same variant."""
+    params = []
+    for m in PARAM.finditer(recipe_text):
+        values = [int(v) for v in m.group(3).split(",") if v.strip()]
+        default = int(m.group(4))
+        if default not in values or len(values) < 2:
+            continue
+        k = values.index(default)
+        other = values[k + 1] if k + 1 < len(values) else values[k - 1]
+        params.append(f"{m.group(2)}={other}")
+    return params
+
+
+def select(args):
+    gpucc = gpucc_path(args.gpucc)
+    if os.path.exists(SET_DIR):
+        shutil.rmtree(SET_DIR)
+    entries = []
+    for kernel, sizes in KERNELS:
+        source = f"{KERNELS_DIR}/{kernel}.c"
+        out = os.path.join(SET_DIR, kernel)
+        r = subprocess.run([gpucc, "strategies", source, *defines(sizes), "-o", out],
+                           cwd=ROOT, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"gpucc strategies {source} failed:\n{r.stderr}")
+        variants = sorted(glob.glob(os.path.join(out, "variant*.lua")))
+        n = len(variants)
+        picks = sorted({0, n // 2, n - 1}) if n > VARIANTS else range(n)
+        keep = [variants[k] for k in picks]
+        for path in variants + [os.path.join(out, "chosen.lua")]:
+            if path not in keep:
+                os.remove(path)
+        for path in keep:
+            recipe = os.path.relpath(path, ROOT)
+            with open(path) as f:
+                text = f.read()
+            choices = [[]] + ([other_choice(text)] if other_choice(text) else [])
+            for params in choices:
+                entry = {"kernel": kernel, "file": source, "defines": sizes,
+                         "recipe": recipe, "params": params}
+                cmd = [gpucc, source, *defines(sizes), "--recipe", recipe,
+                       *[x for p in params for x in ("-P", p)], "--no-verify", "-o", "/dev/null"]
+                r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+                if r.returncode != 0:
+                    print(f"left out (does not compile): {' '.join(cmd[1:])}", file=sys.stderr)
+                    continue
+                entries.append(entry)
+        print(f"{kernel}: {n} variants, kept {len(keep)}", file=sys.stderr)
+    with open(os.path.join(SET_DIR, "set.json"), "w") as f:
+        json.dump({"sizes_note": "timed and checked at these sizes", "entries": entries}, f,
+                  indent=1)
+        f.write("\n")
+    print(f"{len(entries)} entries in {os.path.relpath(SET_DIR, ROOT)}/set.json", file=sys.stderr)
+
+
+def entry_args(e):
+    return [e["file"], *defines(e["defines"]), "--recipe", e["recipe"],
+            *[x for p in e["params"] for x in ("-P", p)]]
+
+
+def nvidia_smi(query):
+    try:
+        r = subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        return r.stdout.strip().splitlines()[0] if r.returncode == 0 else "unknown"
+    except (OSError, subprocess.TimeoutExpired, IndexError):
+        return "unknown"
+
+
+def timing(args):
+    gpucc = gpucc_path(args.gpucc)
+    with open(os.path.join(SET_DIR, "set.json")) as f:
+        entries = json.load(f)["entries"][:args.limit]
+    rows, failures = [], []
+    device = None
+    start = time.time()
+    for k, e in enumerate(entries):
+        cmd = [gpucc, "verify", *entry_args(e), "--device", "gpu", "--time",
+               "--runs", str(args.runs)]
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        m = re.search(r"^kernel time: ([0-9.]+) us on (.+?) \(", r.stdout, re.M)
+        label = " ".join(entry_args(e))
+        if r.returncode != 0 or not m:
+            failures.append({**e, "exit": r.returncode,
+                             "report": (r.stdout + r.stderr).strip().splitlines()[-6:]})
+            print(f"[{k + 1}/{len(entries)}] FAILED {label}", file=sys.stderr)
+            continue
+        device = m.group(2)
+        lines = r.stdout.splitlines()
+        after = next(i for i, l in enumerate(lines) if l.startswith("kernel time:")) + 1
+        kernels = []
+        for line in lines[after:]:
+            f = line.split()
+            if not line.startswith("  ") or len(f) < 5:
+                break
+            kernels.append({"kernel": f[0], "launches": int(f[1]), "us": float(f[-2])})
+        rows.append({**e, "measured_us": float(m.group(1)), "kernels": kernels})
+        print(f"[{k + 1}/{len(entries)}] {float(m.group(1)):10.2f} us  {label}  "
+              f"({time.time() - start:.0f} s)", file=sys.stderr)
+    doc = {
+        "what": "kernel times of the calibration set (benchmarks/calibration/set.json): "
+                "gpucc verify --device gpu --time, CUDA events, each launch's median summed",
+        "device": device or nvidia_smi("name"),
+        "driver": nvidia_smi("driver_version"),
+        "date": datetime.date.today().isoformat(),
+        "commit": commit_label(),
+        "runs": args.runs,
+        "entries": rows,
+        "failures": failures,
+    }
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        slug = re.sub(r"[^a-z0-9]+", "-", doc["device"].lower()).strip("-")
+        print(f"wrote {write_result('calibration-' + slug, doc['date'], doc['commit'], doc)}",
+              file=sys.stderr)
+    print(f"{len(rows)} timed, {len(failures)} failed", file=sys.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gpucc")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("select")
+    t = sub.add_parser("time")
+    t.add_argument("--runs", type=int, default=10)
+    t.add_argument("-o", "--output")
+    t.add_argument("--limit", type=int, help="only the first N entries (a smoke test)")
+    args = parser.parse_args()
+    if args.command == "select":
+        select(args)
+    else:
+        timing(args)
+
+
+if __name__ == "__main__":
+    main()

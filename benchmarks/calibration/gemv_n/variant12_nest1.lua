@@ -1,0 +1,15 @@
+-- Written by gpucc for function gemv_n (the strategy generator of seed 004, Chapters 4-5),
+-- for NVIDIA H100 SXM5 80GB.
+-- Variant 12 of nest 1: 1-D threads (`i`); A, x through the read-only cache; TX=256.
+-- Predicted time on the device: 1.738 ms (emulated, not measured).
+-- Replay it with --recipe, or edit it: recipes/README.md documents each command.
+
+-- The nest (line 7): 1-D threads (`i`); A, x through the read-only cache.
+-- `i` carries no dependence: threads along x, its tiles over blocks.
+-- `i` indexes the last dimension of the arrays: neighbours along x touch neighbours (coalesced).
+-- `A`, `x` only read: through the read-only data cache (`__ldg`, §5.4 step 3).
+TX = param("TX", {64, 128, 256, 512}, 256)
+tile_by_index({"i"}, {TX}, {l1_control="ii"}, {"ii", "i"})
+cudaize("gemv_n_kernel", {}, {block={"ii"}, thread={"i"}})
+copy_to_texture("A")
+copy_to_texture("x")

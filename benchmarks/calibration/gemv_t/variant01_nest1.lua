@@ -1,0 +1,16 @@
+-- Written by gpucc for function gemv_t (the strategy generator of seed 004, Chapters 4-5),
+-- for NVIDIA H100 SXM5 80GB.
+-- Variant 5 of nest 1: 1-D threads (`j`); x in constant memory; A through the read-only cache; TX=256.
+-- Predicted time on the device: 1.779 ms (emulated, not measured).
+-- Replay it with --recipe, or edit it: recipes/README.md documents each command.
+
+-- The nest (line 8): 1-D threads (`j`); x in constant memory; A through the read-only cache.
+-- `j` carries no dependence: threads along x, its tiles over blocks.
+-- `j` indexes the last dimension of the arrays: neighbours along x touch neighbours (coalesced).
+-- `x` (16384 bytes) is read-only and read at the same address by all threads: constant memory broadcasts it.
+-- `A` only read: through the read-only data cache (`__ldg`, §5.4 step 3).
+TX = param("TX", {64, 128, 256, 512}, 256)
+tile_by_index({"j"}, {TX}, {l1_control="jj"}, {"jj", "j"})
+cudaize("gemv_t_kernel", {}, {block={"jj"}, thread={"j"}})
+copy_to_constant("x")
+copy_to_texture("A")

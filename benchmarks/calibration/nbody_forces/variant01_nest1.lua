@@ -1,0 +1,18 @@
+-- Written by gpucc for function nbody_forces (the strategy generator of seed 004, Chapters 4-5),
+-- for NVIDIA H100 SXM5 80GB.
+-- Variant 16 of nest 1: 1-D threads (`i`); mass in constant memory; px, py, pz through the read-only cache; TX=256.
+-- Predicted time on the device: 1.766 ms (emulated, not measured).
+-- Replay it with --recipe, or edit it: recipes/README.md documents each command.
+
+-- The nest (line 13): 1-D threads (`i`); mass in constant memory; px, py, pz through the read-only cache.
+-- `i` carries no dependence: threads along x, its tiles over blocks.
+-- `i` indexes the last dimension of the arrays: neighbours along x touch neighbours (coalesced).
+-- `mass` (16384 bytes) is read-only and read at the same address by all threads: constant memory broadcasts it.
+-- `px`, `py`, `pz` only read: through the read-only data cache (`__ldg`, §5.4 step 3).
+TX = param("TX", {64, 128, 256, 512}, 256)
+tile_by_index({"i"}, {TX}, {l1_control="ii"}, {"ii", "i"})
+cudaize("nbody_forces_kernel", {}, {block={"ii"}, thread={"i"}})
+copy_to_constant("mass")
+copy_to_texture("px")
+copy_to_texture("py")
+copy_to_texture("pz")

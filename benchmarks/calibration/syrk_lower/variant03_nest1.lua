@@ -1,0 +1,16 @@
+-- Written by gpucc for function syrk_lower (the strategy generator of seed 004, Chapters 4-5),
+-- for NVIDIA H100 SXM5 80GB.
+-- Variant 3 of nest 1: 2-D threads (`j`, `i`); A in shared memory; TX=64 TY=4 TK=16.
+-- Predicted time on the device: 7.8 us (emulated, not measured).
+-- Replay it with --recipe, or edit it: recipes/README.md documents each command.
+
+-- The nest (line 7): 2-D threads (`j`, `i`); A in shared memory.
+-- `j` carries no dependence: threads along x, its tiles over blocks; `i` too, along y (2-D, as the arrays are).
+-- `j` indexes the last dimension of the arrays: neighbours along x touch neighbours (coalesced).
+-- neighbouring threads read overlapping parts of `A`: staged once per block in shared memory (§4.2.2).
+TX = param("TX", {32, 64}, 64)
+TY = param("TY", {4, 8, 16}, 4)
+TK = param("TK", {8, 16, 32, 64}, 16)
+tile_by_index({"j", "i", "k"}, {TX, TY, TK}, {l1_control="jj", l2_control="ii", l3_control="kk"}, {"ii", "jj", "kk", "i", "j", "k"})
+cudaize("syrk_lower_kernel", {}, {block={"jj", "ii"}, thread={"j", "i"}})
+copy_to_shared("tx", "A", -16)
