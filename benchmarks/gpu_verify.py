@@ -27,6 +27,8 @@ from calibrate import gpucc_path, nvidia_smi
 from deps_time import ROOT, commit_label, write_result
 from registers import cases
 
+TIMEOUT = 150
+
 
 def check(gpucc, label, cmd_prefix):
     """Runs one variant; returns its record."""
@@ -35,8 +37,12 @@ def check(gpucc, label, cmd_prefix):
         cmd = cmd_prefix(tmp)
         if cmd is None:
             return {"variant": label, "passed": False, "report": ["gpucc could not compile it"]}
-        r = subprocess.run([gpucc, "verify", *cmd, "--device", "gpu"], cwd=ROOT,
-                           capture_output=True, text=True)
+        try:
+            r = subprocess.run([gpucc, "verify", *cmd, "--device", "gpu"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return {"variant": label, "passed": False, "seconds": TIMEOUT,
+                    "report": [f"timed out after {TIMEOUT} s (nvcc, or the C reference)"]}
     lines = (r.stdout + r.stderr).strip().splitlines()
     return {"variant": label, "passed": r.returncode == 0, "seconds": round(time.time() - start, 1),
             "report": lines if r.returncode != 0 else lines[-1:]}

@@ -670,7 +670,11 @@ fn check(
         Ok(crate::verify::Checked { outcome, times }) => {
             let _ = write!(out, "{}", crate::verify::report(&outcome));
             if let Some(g) = gpu.filter(|g| g.time_runs > 0) {
-                let _ = write!(out, "{}", times_report(&times, g));
+                if times.is_empty() {
+                    let _ = writeln!(out, "no kernel was timed: only code that verifies is");
+                } else {
+                    let _ = write!(out, "{}", times_report(&times, g));
+                }
             }
             if outcome.passed() {
                 EXIT_OK

@@ -4,7 +4,7 @@
 // gpucc rewrites `kernel<<<grid, block>>>(args...)` to
 // `gpucc_launch<BARRIERS>("kernel", kernel, grid, block, args...)`, as for the CPU
 // runtime. Each launch runs once; when `gpucc_time_runs` > 0 (the timing pass, after the
-// comparison) it then runs that many more times, each between two CUDA events, and the
+// comparison, or a second run of a whole program) it then runs that many more times, each between two CUDA events, and the
 // median joins the kernel's total.
 #ifndef GPUCC_GPU_RUNTIME_H
 #define GPUCC_GPU_RUNTIME_H
@@ -16,7 +16,16 @@
 #include <cuda_runtime.h>
 #include <vector>
 
-inline int gpucc_time_runs = 0;
+inline void gpucc_print_times();
+
+// A whole program (a `#pragma scop` region's file) is timed by running it again with
+// GPUCC_TIME_PROGRAM=RUNS: every launch timed, the times printed at exit.
+inline int gpucc_time_runs = [] {
+  const char *runs = getenv("GPUCC_TIME_PROGRAM");
+  if (!runs) return 0;
+  atexit(gpucc_print_times);
+  return atoi(runs);
+}();
 
 struct gpucc_kernel_time {
   const char *name;
@@ -65,9 +74,9 @@ void gpucc_launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block,
   gpucc_times.push_back({name, 1, median * 1000.0});
 }
 
-// One line per kernel: `time NAME LAUNCHES TOTAL_US`.
+// One line per kernel: `gpucc-time NAME LAUNCHES TOTAL_US`.
 inline void gpucc_print_times() {
-  for (auto &t : gpucc_times) printf("time %s %ld %.3f\n", t.name, t.launches, t.total_us);
+  for (auto &t : gpucc_times) printf("gpucc-time %s %ld %.3f\n", t.name, t.launches, t.total_us);
 }
 
 #endif
