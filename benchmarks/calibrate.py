@@ -16,13 +16,17 @@
       device, driver, date, commit and every time. Entries that fail the check are recorded
       as failures, never timed.
 
-testsuite/calibration_cases.rs reads the newest results file, emulates every entry and
-computes the Spearman rank correlation and the geometric-mean relative error.
+  python3 benchmarks/calibrate.py accuracy RESULTS.json
+      (any machine) Emulates every timed entry (`gpucc emulate --estimate-registers`, the
+      strategy generator's way) and records the Spearman rank correlation and the
+      geometric-mean relative error against the times in benchmarks/calibration/accuracy.json.
+      testsuite/calibration_cases.rs computes the same and fails if they are worse.
 """
 import argparse
 import datetime
 import glob
 import json
+import math
 import os
 import re
 import shutil
@@ -216,6 +220,60 @@ def write(args, rows, failures, device):
     return write_result("calibration-" + slug, doc["date"], doc["commit"], doc)
 
 
+def spearman(a, b):
+    def ranks(xs):
+        order = sorted(range(len(xs)), key=lambda i: xs[i])
+        r = [0.0] * len(xs)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2 + 1
+            i = j + 1
+        return r
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    return cov / math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
+
+
+def accuracy(args):
+    gpucc = gpucc_path(args.gpucc)
+    with open(args.results) as f:
+        results = json.load(f)
+    measured, predicted = [], []
+    for e in results["entries"]:
+        r = subprocess.run([gpucc, "emulate", *entry_args(e), "--estimate-registers", "--json"],
+                           cwd=ROOT, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"gpucc emulate {' '.join(entry_args(e))} failed:\n{r.stderr}")
+        p = json.loads(r.stdout)["predicted_time_us"]
+        measured.append(e["measured_us"])
+        predicted.append(p)
+        print(f"{e['measured_us']:12.2f} us measured {p:12.2f} us predicted  "
+              f"{' '.join(entry_args(e))}", file=sys.stderr)
+    rho = spearman(measured, predicted)
+    errors = [max(abs(p - m) / m, 1e-9) for m, p in zip(measured, predicted)]
+    geomean = math.exp(sum(math.log(x) for x in errors) / len(errors))
+    doc = {
+        "results": os.path.relpath(os.path.abspath(args.results), ROOT),
+        "entries": len(measured),
+        "spearman": round(rho, 4),
+        "geomean_relative_error": round(geomean, 4),
+        "commit": commit_label(),
+        "date": datetime.date.today().isoformat(),
+        "how": "gpucc emulate --estimate-registers on every timed entry; "
+               "testsuite/calibration_cases.rs fails if its figures are worse than these",
+    }
+    with open(os.path.join(SET_DIR, "accuracy.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print(f"{len(measured)} entries: Spearman {rho:.3f}, geometric-mean relative error "
+          f"{geomean:.3f} (targets: >= 0.85, <= 0.15)", file=sys.stderr)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpucc")
@@ -226,9 +284,13 @@ def main():
     t.add_argument("-o", "--output")
     t.add_argument("--limit", type=int, help="only the first N entries (a smoke test)")
     t.add_argument("--timeout", type=int, default=90, help="seconds for one entry")
+    a = sub.add_parser("accuracy")
+    a.add_argument("results")
     args = parser.parse_args()
     if args.command == "select":
         select(args)
+    elif args.command == "accuracy":
+        accuracy(args)
     else:
         timing(args)
 

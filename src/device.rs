@@ -83,6 +83,10 @@ pub struct Throughput {
 pub struct ModelParams {
     /// Microseconds a kernel launch costs the host, back to back.
     pub launch_overhead_us: f64,
+    /// The most bytes one SM moves to and from L2 per cycle: the DRAM and L2 gaps are
+    /// the device's bandwidth shared by every SM, so with fewer SMs busy each gets more,
+    /// up to this.
+    pub sm_l2_bytes_per_cycle: f64,
     /// Where the numbers come from.
     pub source: String,
 }
@@ -93,6 +97,7 @@ impl Default for ModelParams {
     fn default() -> ModelParams {
         ModelParams {
             launch_overhead_us: 3.0,
+            sm_l2_bytes_per_cycle: 64.0,
             source: "default estimate, not measured".to_string(),
         }
     }

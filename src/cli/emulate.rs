@@ -33,7 +33,16 @@ pub(super) fn emulate_command(
     };
     let (t, g) = &compiled.unit;
     // Registers as ptxas counts them when nvcc is at hand.
-    let (registers, registers_note) = match ptxas::nvcc() {
+    let nvcc = if a.estimate_registers {
+        None
+    } else {
+        ptxas::nvcc()
+    };
+    let (registers, registers_note) = match nvcc {
+        None if a.estimate_registers => (
+            Vec::new(),
+            "registers estimated (--estimate-registers)".to_string(),
+        ),
         None => (
             Vec::new(),
             "registers estimated (nvcc not found; scripts/install-cuda-toolchain installs it)"

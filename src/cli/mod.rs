@@ -102,6 +102,10 @@ struct EmulateArgs {
     /// Print JSON (with `predicted_time_us` and `bottleneck`).
     #[arg(long)]
     json: bool,
+    /// Estimate the registers, as the strategy generator ranks, even where ptxas could
+    /// count them (the same prediction on every machine).
+    #[arg(long)]
+    estimate_registers: bool,
     #[command(flatten)]
     target: TargetArgs,
 }

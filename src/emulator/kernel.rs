@@ -90,12 +90,20 @@ pub fn emulate(
             ));
         }
         let active_sms = (l.sms as f64).min(work.blocks.max(1.0));
+        // DRAM and L2 bandwidth are shared by the busy SMs, each taking at most what its
+        // link to L2 carries.
+        let mut resources = resources.clone();
+        let floor = 32.0 / device.model.sm_l2_bytes_per_cycle;
+        for r in [streams::DRAM, streams::L2] {
+            resources[r].gap = (resources[r].gap * active_sms / l.sms as f64).max(floor);
+        }
         let per_sm = (work.blocks / active_sms).ceil().max(1.0) as i64;
         let resident = fit.min(per_sm);
         let warps_per_block = ((work.threads_per_block + l.warp_size - 1) / l.warp_size).max(1);
         let dram_share = dram_fraction(&work, warps_per_block, device);
         let mut builder = StreamBuilder::new(dram_share);
         site.walk(t, g, &mut builder);
+        builder.hoist_loads(LOAD_WINDOW);
         let mut count = InstructionCount::default();
         site.walk(t, g, &mut count);
         let scale = streams::scale(count.0, builder.stream.len());
@@ -164,22 +172,20 @@ pub fn emulate(
     Ok(out)
 }
 
-/// The share of a launch's global sectors that DRAM serves; L2 serves the rest. Each
-/// array the kernel touches comes from DRAM once per launch (compulsory traffic); of the
-/// accesses beyond that, L2 keeps all when the arrays fit in it, else the share of the
-/// footprint that fits. No L1 model: reuse within an SM is counted as L2 hits.
+/// The share of a launch's global sectors that DRAM serves; L2 serves the rest. The
+/// prediction is for the steady state (a kernel launched again, in a time-step loop or
+/// as it is timed: CUDA events around repeated launches): arrays that fit in L2 together
+/// are found there, so DRAM serves nothing. Arrays larger than L2 come from DRAM once
+/// per launch (compulsory traffic), and of the accesses beyond that, L2 keeps the share
+/// of the footprint that fits. No L1 model: reuse within an SM is counted as L2 hits.
 fn dram_fraction(work: &KernelWork, warps_per_block: i64, device: &Device) -> f64 {
     let total = work.per_thread.global_sectors * warps_per_block as f64 * work.blocks;
-    if total <= 0.0 {
-        return 1.0;
+    let l2 = device.limits.l2_bytes as f64;
+    if total <= 0.0 || work.footprint_bytes <= l2 {
+        return if total <= 0.0 { 1.0 } else { 0.0 };
     }
     let compulsory = (work.footprint_bytes / 32.0).min(total);
-    let l2 = device.limits.l2_bytes as f64;
-    let kept = if work.footprint_bytes <= l2 {
-        1.0
-    } else {
-        l2 / work.footprint_bytes
-    };
+    let kept = l2 / work.footprint_bytes;
     ((compulsory + (total - compulsory) * (1.0 - kept)) / total).clamp(0.0, 1.0)
 }
 
@@ -189,6 +195,10 @@ pub const REGION_THRESHOLD: f64 = 0.05;
 /// Warp schedulers per SM, each issuing one instruction per cycle (four on every GPU
 /// gpucc targets, Volta to Hopper).
 const SCHEDULERS_PER_SM: usize = 4;
+
+/// How far ahead of its use (in abstract instructions) a load is issued: see
+/// [`StreamBuilder::hoist_loads`].
+const LOAD_WINDOW: usize = 64;
 
 #[cfg(test)]
 mod tests {

@@ -82,6 +82,75 @@ impl StreamBuilder {
         self.stream.len() - 1
     }
 
+    /// Issues loads earlier, as nvcc's scheduling does: a load (its issue and memory
+    /// access, which wait for nothing: addresses are affine) moves up to `window`
+    /// instructions ahead of where the source puts it, never across a barrier, so that a
+    /// loop's next loads are in flight while this iteration's arithmetic waits (the
+    /// unrolled, software-pipelined loop of the SASS). Without it a warp would have one
+    /// load in flight at a time.
+    pub fn hoist_loads(&mut self, window: usize) {
+        let n = self.stream.len();
+        let is_load = |i: usize| -> bool {
+            matches!(&self.stream[i], Instr::Op { resource: LSU, deps, .. } if deps.is_empty())
+                && i + 1 < n
+                && matches!(&self.stream[i + 1], Instr::Op { resource, deps, .. }
+                    if matches!(*resource, DRAM | L2 | SHARED) && deps.as_slice() == [i])
+        };
+        // The first barrier at or after each position.
+        let mut barrier_from = vec![n; n + 1];
+        for i in (0..n).rev() {
+            barrier_from[i] = if matches!(self.stream[i], Instr::Barrier) {
+                i
+            } else {
+                barrier_from[i + 1]
+            };
+        }
+        let mut order = Vec::with_capacity(n);
+        let mut placed = vec![false; n];
+        for p in 0..n {
+            if placed[p] {
+                continue;
+            }
+            // Loads up to `window` ahead go first, unless a barrier (or `p` itself is one)
+            // stands between.
+            let horizon = (p + window).min(barrier_from[p]).min(n);
+            let mut q = p + 1;
+            while q < horizon {
+                if !placed[q] && is_load(q) {
+                    placed[q] = true;
+                    placed[q + 1] = true;
+                    order.extend([q, q + 1]);
+                    q += 2;
+                } else {
+                    q += 1;
+                }
+            }
+            placed[p] = true;
+            order.push(p);
+        }
+        let mut position = vec![0; n];
+        for (new, &old) in order.iter().enumerate() {
+            position[old] = new;
+        }
+        let stream: Vec<Instr> = order
+            .iter()
+            .map(|&old| match &self.stream[old] {
+                Instr::Op {
+                    resource,
+                    deps,
+                    count,
+                } => Instr::Op {
+                    resource: *resource,
+                    deps: deps.iter().map(|&d| position[d]).collect(),
+                    count: *count,
+                },
+                Instr::Barrier => Instr::Barrier,
+            })
+            .collect();
+        self.regions = order.iter().map(|&old| self.regions[old]).collect();
+        self.stream = stream;
+    }
+
     fn memory(&mut self, m: Mem, after: Vec<usize>) -> usize {
         match m {
             Mem::Global { sectors, .. } => {

@@ -5,7 +5,10 @@
 //!
 //! A *representative thread* stands for all: the thread in the middle of the block in the
 //! block in the middle of the grid, each loop at its middle iteration for what it holds
-//! (so a triangular loop counts half its longest row), each guard decided at that point.
+//! (so a triangular loop counts half its longest row), each guard decided at that point,
+//! except guards on the thread's position: the share of warps that pass one is sampled
+//! over the launch, and only that share of the blocks is counted (a triangle's blocks
+//! above its diagonal do nothing).
 //! Sizes known only at run time take the values the caller gives.
 
 use crate::codegen::ir::Generated;
@@ -434,18 +437,18 @@ fn walk_kernel(
     } else {
         k.block.clone()
     };
-    let dims = ["x", "y", "z"];
+    let entry_env = env.clone();
     for (d, b) in block.iter().enumerate() {
-        env.set(&format!("threadIdx.{}", dims[d]), b / 2);
+        env.set(&format!("threadIdx.{}", DIMS[d]), b / 2);
         env.thread_coefficients.push((
-            format!("threadIdx.{}", dims[d]),
+            format!("threadIdx.{}", DIMS[d]),
             (i64::from(d == 0), i64::from(d == 1)),
         ));
     }
     for (d, g) in grid.iter().enumerate() {
-        env.set(&format!("blockIdx.{}", dims[d]), g / 2);
+        env.set(&format!("blockIdx.{}", DIMS[d]), g / 2);
         env.thread_coefficients
-            .push((format!("blockIdx.{}", dims[d]), (0, 0)));
+            .push((format!("blockIdx.{}", DIMS[d]), (0, 0)));
     }
     for v in &k.prologue {
         if let Some(x) = eval(&v.value, &env) {
@@ -455,8 +458,20 @@ fn walk_kernel(
         env.thread_coefficients
             .push((v.name.clone(), c.unwrap_or((0, 0))));
     }
-    let walker = Walker { t, block: &block };
+    let walker = Walker {
+        t,
+        block: &block,
+        space: ThreadSpace {
+            kernel: k,
+            grid: &grid,
+            block: &block,
+            entry: entry_env,
+        },
+        active: std::cell::Cell::new(1.0),
+        fractions: std::cell::RefCell::new(Vec::new()),
+    };
     walker.nodes(&k.body, &mut env, 1.0, sink);
+    let blocks = blocks * walker.active.get();
     // A reduction ends with the block combining its partials (shuffles, a barrier, a few
     // shared-memory accesses) and one atomic per block.
     let warps = (block.iter().product::<i64>() as f64 / 32.0)
@@ -499,12 +514,119 @@ fn thread_coefficients(e: &Expr, env: &Env) -> Option<(i64, i64)> {
     Some((cx, cy))
 }
 
+const DIMS: [&str; 3] = ["x", "y", "z"];
+
 struct Walker<'a> {
     t: &'a Transformed,
     block: &'a [i64],
+    space: ThreadSpace<'a>,
+    /// The share of the blocks' warps that do the work: the smallest share of warps
+    /// that pass a guard on the thread's position (a triangle's blocks above its
+    /// diagonal do nothing).
+    active: std::cell::Cell<f64>,
+    /// Guards already measured (by address), with their share.
+    fractions: std::cell::RefCell<Vec<(*const Expr, Option<f64>)>>,
+}
+
+/// The threads of a launch, for guards that depend on where a thread is.
+struct ThreadSpace<'a> {
+    kernel: &'a KernelIr,
+    grid: &'a [i64],
+    block: &'a [i64],
+    /// The values at the kernel's entry (sizes, host loop variables).
+    entry: Env,
+}
+
+impl ThreadSpace<'_> {
+    /// The share of warps of which a lane passes `cond`, sampled over up to 5 blocks per
+    /// grid dimension (evenly spaced, both ends included) and, in each warp, its first,
+    /// middle and last lane (a guard affine in the position passes an interval of lanes);
+    /// `None` when `cond` reads anything but the position and the entry's values, or
+    /// does not depend on the position.
+    fn fraction(&self, cond: &Expr) -> Option<f64> {
+        let mut names = Vec::new();
+        free_names(cond, &mut names);
+        let positional = |n: &str| {
+            n.starts_with("threadIdx.")
+                || n.starts_with("blockIdx.")
+                || self.kernel.prologue.iter().any(|v| v.name == n)
+        };
+        if !names.iter().any(|n| positional(n))
+            || !names
+                .iter()
+                .all(|n| positional(n) || self.entry.get(n).is_some())
+        {
+            return None;
+        }
+        let samples = |extent: i64| -> Vec<i64> {
+            let mut v: Vec<i64> = (0..5).map(|k| k * (extent - 1).max(0) / 4).collect();
+            v.dedup();
+            v
+        };
+        let per_dim: Vec<Vec<i64>> = self.grid.iter().map(|&g| samples(g)).collect();
+        let threads: i64 = self.block.iter().product();
+        let mut env = self.entry.clone();
+        let (mut active, mut total) = (0u64, 0u64);
+        let mut block_index = vec![0usize; per_dim.len()];
+        loop {
+            for (d, values) in per_dim.iter().enumerate() {
+                env.set(&format!("blockIdx.{}", DIMS[d]), values[block_index[d]]);
+            }
+            for warp in 0..(threads + 31) / 32 {
+                let lanes = [0, 15, 31].map(|l| (warp * 32 + l).min(threads - 1));
+                let passes = lanes.iter().any(|&id| {
+                    let mut rest = id;
+                    for (d, b) in self.block.iter().enumerate() {
+                        env.set(&format!("threadIdx.{}", DIMS[d]), rest % b);
+                        rest /= b;
+                    }
+                    for v in &self.kernel.prologue {
+                        if let Some(x) = eval(&v.value, &env) {
+                            env.set(&v.name, x);
+                        }
+                    }
+                    eval(cond, &env) != Some(0)
+                });
+                active += u64::from(passes);
+                total += 1;
+            }
+            // The next sampled block, odometer-wise.
+            let mut d = 0;
+            while d < block_index.len() {
+                block_index[d] += 1;
+                if block_index[d] < per_dim[d].len() {
+                    break;
+                }
+                block_index[d] = 0;
+                d += 1;
+            }
+            if d == block_index.len() {
+                break;
+            }
+        }
+        Some(active as f64 / total.max(1) as f64)
+    }
+}
+
+fn free_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+    match e {
+        Expr::Id(n) => out.push(n),
+        Expr::Op(_, args) => args.iter().for_each(|a| free_names(a, out)),
+        _ => {}
+    }
 }
 
 impl Walker<'_> {
+    fn guard_share(&self, cond: &Expr) -> Option<f64> {
+        let key = cond as *const Expr;
+        if let Some((_, f)) = self.fractions.borrow().iter().find(|(k, _)| *k == key) {
+            return *f;
+        }
+        let f = self.space.fraction(cond);
+        self.fractions.borrow_mut().push((key, f));
+        f
+    }
+
     fn nodes(&self, nodes: &[Node], env: &mut Env, mult: f64, sink: &mut dyn Sink) {
         for n in nodes {
             if sink.full() {
@@ -551,13 +673,22 @@ impl Walker<'_> {
                 } => {
                     sink.region(&|| "control flow".to_string());
                     sink.branch(mult);
-                    match eval(cond, env) {
-                        Some(0) => {
-                            if let Some(b) = else_branch {
-                                self.nodes(b, env, mult, sink)
-                            }
-                        }
-                        _ => self.nodes(then_branch, env, mult, sink),
+                    // A guard on the thread's position: the warps that pass it do the
+                    // work, the others (a share of the blocks) nothing.
+                    let share = self.guard_share(cond);
+                    let taken = match share {
+                        Some(f) if else_branch.is_none() => f > 0.0,
+                        Some(f) => f >= 0.5,
+                        None => eval(cond, env) != Some(0),
+                    };
+                    if let Some(f) = share {
+                        let f = if taken { f } else { 1.0 - f };
+                        self.active.set(self.active.get().min(f.max(0.0)));
+                    }
+                    if taken {
+                        self.nodes(then_branch, env, mult, sink)
+                    } else if let Some(b) = else_branch {
+                        self.nodes(b, env, mult, sink)
                     }
                 }
                 Node::Instance { statement, args } => {

@@ -1,0 +1,125 @@
+//! The emulator against the GPU: every variant of the calibration set timed on an H100
+//! (benchmarks/calibrate.py; the file named by benchmarks/calibration/accuracy.json) is
+//! emulated as the strategy generator ranks it, and the Spearman rank correlation and the
+//! geometric-mean relative error of the predictions must be no worse than the figures
+//! recorded with the data (`calibrate.py accuracy`).
+
+use crate::harness::gpucc;
+use std::path::Path;
+
+fn ranks(xs: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..xs.len()).collect();
+    order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+    let mut r = vec![0.0; xs.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && xs[order[j + 1]] == xs[order[i]] {
+            j += 1;
+        }
+        for &k in &order[i..=j] {
+            r[k] = (i + j) as f64 / 2.0 + 1.0;
+        }
+        i = j + 1;
+    }
+    r
+}
+
+/// Spearman's rank correlation (ties share their mean rank).
+fn spearman(a: &[f64], b: &[f64]) -> f64 {
+    let (ra, rb) = (ranks(a), ranks(b));
+    let n = a.len() as f64;
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = ra.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = rb.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+#[test]
+fn spearman_of_known_orders() {
+    assert_eq!(spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]), 1.0);
+    assert_eq!(spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), -1.0);
+    assert!((spearman(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 2.0, 4.0]) - 0.8).abs() < 1e-12);
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn the_emulator_ranks_and_predicts_the_h100_timings_as_recorded() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let recorded = json(&root.join("benchmarks/calibration/accuracy.json"));
+    let results = json(&root.join(recorded["results"].as_str().unwrap()));
+    let entries = results["entries"].as_array().unwrap();
+    assert!(entries.len() >= 60, "{} timed variants", entries.len());
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    // Two workers: each emulation is a compile and an emulation.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let predicted = std::sync::Mutex::new(vec![0.0; entries.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(e) = entries.get(k) else { break };
+                let mut args = vec![
+                    "emulate".to_string(),
+                    e["file"].as_str().unwrap().to_string(),
+                ];
+                for d in strings(&e["defines"]) {
+                    args.extend(["-D".to_string(), d]);
+                }
+                args.extend([
+                    "--recipe".to_string(),
+                    e["recipe"].as_str().unwrap().to_string(),
+                ]);
+                for p in strings(&e["params"]) {
+                    args.extend(["-P".to_string(), p]);
+                }
+                args.extend(["--estimate-registers".to_string(), "--json".to_string()]);
+                let (code, out, err) = gpucc(&args);
+                assert_eq!(code, 0, "{args:?}: {err}");
+                let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+                predicted.lock().unwrap()[k] = v["predicted_time_us"].as_f64().unwrap();
+            });
+        }
+    });
+    let predicted = predicted.into_inner().unwrap();
+    let measured: Vec<f64> = entries
+        .iter()
+        .map(|e| e["measured_us"].as_f64().unwrap())
+        .collect();
+    let rho = spearman(&measured, &predicted);
+    let log_mean = measured
+        .iter()
+        .zip(&predicted)
+        .map(|(m, p)| ((p - m).abs() / m).max(1e-9).ln())
+        .sum::<f64>()
+        / measured.len() as f64;
+    let geomean = log_mean.exp();
+    let (want_rho, want_error) = (
+        recorded["spearman"].as_f64().unwrap(),
+        recorded["geomean_relative_error"].as_f64().unwrap(),
+    );
+    eprintln!(
+        "calibration: {} variants on {}: Spearman {rho:.4} (recorded {want_rho}, target 0.85), geometric-mean relative error {geomean:.4} (recorded {want_error}, target 0.15)",
+        measured.len(),
+        results["device"]
+    );
+    // The recorded figures are rounded to 4 places.
+    assert!(
+        rho >= want_rho - 1e-4,
+        "Spearman {rho:.4} fell below the recorded {want_rho}"
+    );
+    assert!(
+        geomean <= want_error + 1e-4,
+        "geometric-mean relative error {geomean:.4} rose above the recorded {want_error}"
+    );
+}
