@@ -286,9 +286,12 @@ mod tests {
             );
 
             // The derived gaps agree with [throughput]: a 32-byte sector at the DRAM
-            // bandwidth one SM gets, and a warp instruction over the lanes of its unit.
+            // bandwidth one SM gets, and a warp instruction over the lanes of its unit;
+            // gaps gpucc measured are within 10% of that.
             let t = &d.throughput;
-            let close = |a: f64, b: f64| (a - b).abs() <= 0.001 * b.abs().max(1.0);
+            let measured = d.resources.dram.source.contains("MEASURED by gpucc");
+            let tolerance = if measured { 0.1 } else { 0.001 };
+            let close = |a: f64, b: f64| (a - b).abs() <= tolerance * b.abs().max(1.0);
             let bytes_per_sm_cycle =
                 t.memory_bandwidth_gb_s * 1e9 / l.sms as f64 / (t.sm_clock_mhz * 1e6);
             assert!(

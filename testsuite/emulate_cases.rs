@@ -148,3 +148,26 @@ fn emulate_errors() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("cannot read the recipe"), "{err}");
 }
+
+/// SYRK's lower triangle: the representative thread, in the middle of the launch, is
+/// above the diagonal and skips the work; the guard's share of warps (about half) is
+/// counted instead of nothing.
+#[test]
+fn a_triangle_guarded_by_position_counts_the_warps_that_pass() {
+    let v = emulate_json(&[
+        "testsuite/strategy/kernels/syrk_lower.c",
+        "-D",
+        "N=512",
+        "-D",
+        "K=512",
+        "--recipe",
+        "benchmarks/calibration/syrk_lower/variant01_nest1.lua",
+        "--estimate-registers",
+    ]);
+    // 8 x 128 blocks of 64 x 4 threads; those wholly above the diagonal (a bit under
+    // half) do nothing, and are not counted.
+    let blocks = v["kernels"][0]["blocks"].as_f64().unwrap();
+    assert!(blocks > 0.5 * 1024.0 && blocks < 0.65 * 1024.0, "{blocks}");
+    assert!(v["kernels"][0]["gflops"].as_f64().unwrap() > 0.0, "{v}");
+    assert_ne!(v["bottleneck"], "branch:throughput", "{v}");
+}

@@ -361,6 +361,56 @@ mod tests {
     }
 
     #[test]
+    fn loads_are_issued_ahead_but_not_across_a_barrier() {
+        let mut b = StreamBuilder::new(0.0);
+        let global = Mem::Global {
+            sectors: 4.0,
+            array: None,
+        };
+        b.compute(
+            Arith {
+                fp32: 3,
+                ..Arith::default()
+            },
+            1.0,
+        );
+        b.end_instance();
+        b.load(global, 1.0); // 3, 4
+        b.barrier(1.0); // 5
+        b.load(global, 1.0); // 6, 7
+        b.hoist_loads(64);
+        let resources: Vec<usize> = b
+            .stream
+            .iter()
+            .map(|i| match i {
+                Instr::Op { resource, .. } => *resource,
+                Instr::Barrier => usize::MAX,
+            })
+            .collect();
+        assert_eq!(
+            resources,
+            vec![LSU, L2, FP32, FP32, FP32, usize::MAX, LSU, L2]
+        );
+        // The dependences follow the instructions to their new places.
+        assert_eq!(
+            b.stream[1],
+            Instr::Op {
+                resource: L2,
+                deps: vec![0],
+                count: 4
+            }
+        );
+        assert_eq!(
+            b.stream[3],
+            Instr::Op {
+                resource: FP32,
+                deps: vec![2],
+                count: 1
+            }
+        );
+    }
+
+    #[test]
     fn counting_agrees_with_building() {
         let mut b = StreamBuilder::new(1.0);
         let mut c = InstructionCount::default();
