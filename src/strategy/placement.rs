@@ -11,11 +11,15 @@
 //!   inside a long loop of the thread, that loop is tiled and its tile loop moved outside
 //!   the threads, so that one tile at a time is staged ("this order captures the right
 //!   footprint for the copy across threads").
-//! - Constant memory (§5.3.1 step 2, §4.2.2): small read-only data every thread of a warp
+//! - Constant memory (§5.3.1 step 2, §4.2.2): read-only data of at most 8 KB (the constant
+//!   cache's working set) every thread of a warp
 //!   reads at the same address.
 //! - The read-only data cache (today's form of §4.2.2's texture memory): read-only data
 //!   left in global memory.
 
+/// The constant cache's working set per SM (PG Table 27: 8 KB on every compute
+/// capability).
+const CONSTANT_CACHE_BYTES: i64 = 8 * 1024;
 use super::analysis::Nests;
 use super::partition::Partition;
 use crate::poly::{AccessId, ArrayId, LoopId, Program, StatementId};
@@ -152,11 +156,15 @@ pub fn candidates(n: &Nests, root: LoopId, stmts: &[StatementId], part: &Partiti
             continue;
         }
         c.read_only.push(array);
-        // Constant memory: every thread of a warp reads the same address.
+        // Constant memory: every thread of a warp reads the same address, and the array
+        // fits in the constant cache's working set (8 KB per SM, PG Table 27): a larger
+        // one streams through it from L2 (on an H100, gemv_t with its 24 KB vector in
+        // constant memory ran at 247 us, staged in shared memory at 180-200 us, and nvcc
+        // took minutes on its 4096-trip loop).
         let bytes = n.bytes(array);
         if accesses.iter().all(|&a| thread_free(a))
             && n.constant_size(array)
-            && bytes.is_some_and(|b| b <= 64 * 1024)
+            && bytes.is_some_and(|b| b <= CONSTANT_CACHE_BYTES)
         {
             c.constant.push((
                 array,
