@@ -568,16 +568,23 @@ impl ThreadSpace<'_> {
         let mut env = self.entry.clone();
         let (mut active, mut total) = (0u64, 0u64);
         let mut block_index = vec![0usize; per_dim.len()];
+        // The names once, not per sampled lane (this runs in every ranking's emulation).
+        let block_names: Vec<String> = (0..per_dim.len())
+            .map(|d| format!("blockIdx.{}", DIMS[d]))
+            .collect();
+        let thread_names: Vec<String> = (0..self.block.len())
+            .map(|d| format!("threadIdx.{}", DIMS[d]))
+            .collect();
         loop {
             for (d, values) in per_dim.iter().enumerate() {
-                env.set(&format!("blockIdx.{}", DIMS[d]), values[block_index[d]]);
+                env.set(&block_names[d], values[block_index[d]]);
             }
             for warp in 0..(threads + 31) / 32 {
                 let lanes = [0, 15, 31].map(|l| (warp * 32 + l).min(threads - 1));
                 let passes = lanes.iter().any(|&id| {
                     let mut rest = id;
                     for (d, b) in self.block.iter().enumerate() {
-                        env.set(&format!("threadIdx.{}", DIMS[d]), rest % b);
+                        env.set(&thread_names[d], rest % b);
                         rest /= b;
                     }
                     for v in &self.kernel.prologue {
