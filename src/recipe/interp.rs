@@ -786,7 +786,7 @@ impl Interp<'_> {
                 if !skipped.is_empty() {
                     self.warnings.push(
                         Diagnostic::warning(self.source(), call, format!("not unrolled: {}", skipped.join(", ")))
-                            .with_hint(format!("loops are unrolled completely only with a constant trip count of at most {}", unroll::MAX_UNROLL)),
+                            .with_hint(format!("a loop is unrolled completely only with a constant trip count of at most {}, and only while no statement gets more than {} copies", unroll::MAX_UNROLL, unroll::MAX_COPIES)),
                     );
                 }
             }
