@@ -17,32 +17,21 @@ pub const MAX_UNROLL: i64 = 256;
 /// million lines of CUDA).
 pub const MAX_COPIES: i64 = 1024;
 
-/// How many copies of statement `s` its unrolled loops write, with `extra` (a level and
-/// its trip count) counted as unrolled too.
-fn copies(t: &Transformed, s: usize, extra: Option<(LevelId, i64)>) -> TResult<i64> {
-    let mut n = 1i64;
-    for (l, _) in &t.statements[s].levels {
-        if let Some((x, count)) = extra {
-            if x == *l {
-                n = n.saturating_mul(count.max(1));
-                continue;
-            }
-        }
-        if t.levels[*l].unroll {
-            n = n.saturating_mul(extent(t, *l)?.unwrap_or(MAX_UNROLL).max(1));
-        }
-    }
-    Ok(n)
-}
-
-/// The most copies that unrolling `level` (`count` iterations) would make of a compute
-/// statement inside it.
+/// The most copies of a compute statement inside `level` that its unrolled loops would
+/// write with `level` unrolled too (`count` iterations).
 fn most_copies(t: &Transformed, level: LevelId, count: i64) -> TResult<i64> {
     let mut most = 1;
     for s in t.statements_in(level) {
-        if matches!(t.statements[s].kind, super::StmtKind::Compute(_)) {
-            most = most.max(copies(t, s, Some((level, count)))?);
+        if !matches!(t.statements[s].kind, super::StmtKind::Compute(_)) {
+            continue;
         }
+        let mut n = count.max(1);
+        for (l, _) in &t.statements[s].levels {
+            if *l != level && t.levels[*l].unroll {
+                n = n.saturating_mul(extent(t, *l)?.unwrap_or(MAX_UNROLL).max(1));
+            }
+        }
+        most = most.max(n);
     }
     Ok(most)
 }
