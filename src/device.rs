@@ -62,6 +62,9 @@ pub struct Limits {
     #[serde(default)]
     pub shared_memory_per_block_reserved: i64,
     pub l2_bytes: i64,
+    /// Bytes of the SM's unified L1 data cache and shared memory together: what shared
+    /// memory leaves of it caches global reads.
+    pub l1_shared_bytes_per_sm: i64,
     pub constant_memory_bytes: i64,
 }
 

@@ -2,7 +2,7 @@
 //! `testsuite/cuda/`), and the properties the issue asks of the emulator on whole kernels:
 //! SGEMM's register- and shared-memory-tiled recipe is predicted faster than one element
 //! per thread, every kernel gets a bottleneck, and more blocks than fit at once take more
-//! waves.
+//! waves; guards around copies, and updates nvcc keeps in registers.
 
 use crate::harness::{case_args, case_files, gpucc, nvcc, relative};
 
@@ -170,4 +170,47 @@ fn a_triangle_guarded_by_position_counts_the_warps_that_pass() {
     assert!(blocks > 0.5 * 1024.0 && blocks < 0.65 * 1024.0, "{blocks}");
     assert!(v["kernels"][0]["gflops"].as_f64().unwrap() > 0.0, "{v}");
     assert_ne!(v["bottleneck"], "branch:throughput", "{v}");
+}
+
+/// GEMV^T stages 16 elements of `x` per tile with the threads `tx < 16`: that guard is
+/// around the copy only, so every block still computes (16 blocks of 256 at N = 4096).
+#[test]
+fn a_guard_around_a_copy_leaves_every_block_its_work() {
+    let v = emulate_json(&[
+        "testsuite/strategy/kernels/gemv_t.c",
+        "-D",
+        "M=4096",
+        "-D",
+        "N=4096",
+        "--recipe",
+        "benchmarks/calibration/gemv_t/variant04_nest1.lua",
+        "--estimate-registers",
+    ]);
+    assert_eq!(v["kernels"][0]["blocks"].as_f64(), Some(16.0), "{v}");
+}
+
+/// `C[i][j] += ...` in the loop over `k`, with `C` left in global memory (no register
+/// copy): nvcc keeps the element in a register over the loop (the pointers are
+/// `__restrict__`), so the traffic is close to that of the recipe that copies `C` to
+/// registers, not one read and one write of `C` per multiply-add.
+#[test]
+fn an_update_that_stays_put_along_the_inner_loop_is_kept_in_a_register() {
+    let bytes = |recipe: &str| {
+        let v = emulate_json(&[
+            "testsuite/strategy/kernels/gemm_nn.c",
+            "-D",
+            "N=512",
+            "--recipe",
+            recipe,
+            "--estimate-registers",
+        ]);
+        let k = &v["kernels"][0];
+        k["gbs"].as_f64().unwrap() * k["predicted_time_us"].as_f64().unwrap()
+    };
+    let in_memory = bytes("benchmarks/calibration/gemm_nn/variant05_nest1.lua");
+    let in_registers = bytes("benchmarks/calibration/gemm_nn/variant01_nest1.lua");
+    assert!(
+        in_memory < 2.0 * in_registers,
+        "C in global memory: {in_memory} bytes; in registers: {in_registers}"
+    );
 }

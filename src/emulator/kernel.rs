@@ -101,7 +101,10 @@ pub fn emulate(
         let resident = fit.min(per_sm);
         let warps_per_block = ((work.threads_per_block + l.warp_size - 1) / l.warp_size).max(1);
         let dram_share = dram_fraction(&work, warps_per_block, device);
-        let mut builder = StreamBuilder::new(dram_share);
+        // What shared memory leaves of L1, per resident block.
+        let l1_bytes = (l.l1_shared_bytes_per_sm - resident * work.shared_bytes).max(0) as f64
+            / resident as f64;
+        let mut builder = StreamBuilder::new(dram_share, l1_bytes);
         site.walk(t, g, &mut builder);
         builder.hoist_loads(LOAD_WINDOW);
         let mut count = InstructionCount::default();
@@ -177,7 +180,7 @@ pub fn emulate(
 /// as it is timed: CUDA events around repeated launches): arrays that fit in L2 together
 /// are found there, so DRAM serves nothing. Arrays larger than L2 come from DRAM once
 /// per launch (compulsory traffic), and of the accesses beyond that, L2 keeps the share
-/// of the footprint that fits. No L1 model: reuse within an SM is counted as L2 hits.
+/// of the footprint that fits. Reads L1 serves are set apart later, by the stream builder.
 fn dram_fraction(work: &KernelWork, warps_per_block: i64, device: &Device) -> f64 {
     let total = work.per_thread.global_sectors * warps_per_block as f64 * work.blocks;
     let l2 = device.limits.l2_bytes as f64;

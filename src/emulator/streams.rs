@@ -5,8 +5,10 @@
 //! - A load: an address computation and issue on the load/store unit, then the memory
 //!   pipe (global memory: DRAM or L2, `count` = the sectors the warp moves; shared memory,
 //!   `count` = its bank-conflict passes); the arithmetic that follows waits for it. Of the
-//!   global accesses, the share [`StreamBuilder::new`] is given goes to DRAM, spread evenly
-//!   over the stream (error diffusion: deterministic), the rest hits in L2.
+//!   global accesses, a read's L1 hit share goes to the L1/shared-memory pipe (`count` =
+//!   the 128-byte lines the warp touches) when L1 can keep what the statement's reads
+//!   need; of the rest, the share [`StreamBuilder::new`] is given goes to DRAM and the
+//!   rest hits in L2, each spread evenly over the stream (error diffusion: deterministic).
 //! - The arithmetic of a statement: a dependent chain on FP32, FP64, INT or the special
 //!   function unit; an update kept in a register (`sum += ...`) also waits for its
 //!   previous instance (the loop-carried chain).
@@ -44,6 +46,9 @@ pub struct StreamBuilder {
     /// The share of global accesses served by DRAM, and the share owed so far.
     dram_fraction: f64,
     owed: f64,
+    /// The bytes of L1 one block may keep, and the L1 hits owed so far.
+    l1_bytes: f64,
+    l1_owed: f64,
     /// Memory results the current statement's arithmetic waits for.
     pending: Vec<usize>,
     /// The last arithmetic instruction of the current statement.
@@ -56,8 +61,9 @@ pub struct StreamBuilder {
 
 impl StreamBuilder {
     /// A builder whose global accesses go to DRAM for the share `dram_fraction` (0 to 1),
-    /// to L2 for the rest.
-    pub fn new(dram_fraction: f64) -> StreamBuilder {
+    /// to L2 for the rest, once the reads L1 serves are set apart (those whose block keeps
+    /// at most `l1_bytes` there).
+    pub fn new(dram_fraction: f64, l1_bytes: f64) -> StreamBuilder {
         StreamBuilder {
             stream: Vec::new(),
             regions: Vec::new(),
@@ -65,6 +71,8 @@ impl StreamBuilder {
             region: 0,
             dram_fraction: dram_fraction.clamp(0.0, 1.0),
             owed: 0.0,
+            l1_bytes,
+            l1_owed: 0.0,
             pending: Vec::new(),
             last: None,
             chains: Vec::new(),
@@ -153,8 +161,16 @@ impl StreamBuilder {
 
     fn memory(&mut self, m: Mem, after: Vec<usize>) -> usize {
         match m {
-            Mem::Global { sectors, .. } => {
+            Mem::Global { sectors, l1, .. } => {
                 let issue = self.push(LSU, after, 1);
+                // An L1 hit: the unified L1/shared memory pipe, a 128-byte line per pass.
+                if l1.bytes <= self.l1_bytes {
+                    self.l1_owed += l1.hits;
+                    if self.l1_owed >= 0.5 {
+                        self.l1_owed -= 1.0;
+                        return self.push(SHARED, vec![issue], l1.lines.round().max(1.0) as u32);
+                    }
+                }
                 self.owed += self.dram_fraction;
                 let pipe = if self.owed >= 0.5 {
                     self.owed -= 1.0;
@@ -301,14 +317,16 @@ pub fn scale(total: f64, emulated: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emulator::workload::L1;
 
     #[test]
     fn a_load_feeds_the_arithmetic_and_the_store_waits_for_it() {
-        let mut b = StreamBuilder::new(1.0);
+        let mut b = StreamBuilder::new(1.0, 0.0);
         b.load(
             Mem::Global {
                 sectors: 4.0,
                 array: None,
+                l1: L1::default(),
             },
             1.0,
         );
@@ -339,8 +357,47 @@ mod tests {
     }
 
     #[test]
+    fn l1_serves_its_share_of_reads_when_it_can_keep_them() {
+        let read = |bytes| Mem::Global {
+            sectors: 32.0,
+            array: None,
+            l1: L1 {
+                hits: 0.5,
+                bytes,
+                lines: 8.0,
+            },
+        };
+        let pipes = |b: &StreamBuilder| -> Vec<(usize, u32)> {
+            b.stream
+                .iter()
+                .filter_map(|i| match i {
+                    Instr::Op {
+                        resource, count, ..
+                    } if *resource != LSU => Some((*resource, *count)),
+                    _ => None,
+                })
+                .collect()
+        };
+        // Half the reads hit in L1, a pass per line; the others go on to L2.
+        let mut b = StreamBuilder::new(0.0, 4096.0);
+        for _ in 0..4 {
+            b.load(read(2048.0), 1.0);
+        }
+        assert_eq!(
+            pipes(&b),
+            vec![(SHARED, 8), (L2, 32), (SHARED, 8), (L2, 32)]
+        );
+        // More than L1 keeps for the block: no hits.
+        let mut b = StreamBuilder::new(0.0, 1024.0);
+        for _ in 0..2 {
+            b.load(read(2048.0), 1.0);
+        }
+        assert_eq!(pipes(&b), vec![(L2, 32), (L2, 32)]);
+    }
+
+    #[test]
     fn an_update_in_a_register_chains_its_instances() {
-        let mut b = StreamBuilder::new(1.0);
+        let mut b = StreamBuilder::new(1.0, 0.0);
         let fma = Arith {
             fp32: 1,
             update: Some(7),
@@ -362,10 +419,11 @@ mod tests {
 
     #[test]
     fn loads_are_issued_ahead_but_not_across_a_barrier() {
-        let mut b = StreamBuilder::new(0.0);
+        let mut b = StreamBuilder::new(0.0, 0.0);
         let global = Mem::Global {
             sectors: 4.0,
             array: None,
+            l1: L1::default(),
         };
         b.compute(
             Arith {
@@ -412,7 +470,7 @@ mod tests {
 
     #[test]
     fn counting_agrees_with_building() {
-        let mut b = StreamBuilder::new(1.0);
+        let mut b = StreamBuilder::new(1.0, 0.0);
         let mut c = InstructionCount::default();
         for sink in [&mut b as &mut dyn Sink, &mut c] {
             sink.loop_iteration(1.0);
@@ -420,6 +478,7 @@ mod tests {
                 Mem::Global {
                     sectors: 8.0,
                     array: None,
+                    l1: L1::default(),
                 },
                 1.0,
             );
@@ -437,6 +496,7 @@ mod tests {
                 Mem::Global {
                     sectors: 4.0,
                     array: None,
+                    l1: L1::default(),
                 },
                 1.0,
             );

@@ -52,13 +52,29 @@ pub struct Counts {
 /// Where a memory access goes, and what it costs a warp.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Mem {
-    /// Global memory (or the read-only cache): the 32-byte sectors the warp moves, and
-    /// the array (`None` for a reduction's atomic).
-    Global { sectors: f64, array: Option<usize> },
+    /// Global memory (or the read-only cache): the 32-byte sectors the warp moves, the
+    /// array (`None` for a reduction's atomic), and what L1 may serve of it.
+    Global {
+        sectors: f64,
+        array: Option<usize>,
+        l1: L1,
+    },
     /// Shared memory: the passes bank conflicts make (1 without conflicts).
     Shared { wavefronts: f64 },
     /// Constant memory (a broadcast).
     Constant,
+}
+
+/// What L1 serves of a global read: the share of its sectors the SM's L1 holds already
+/// (another warp of the block touched them in the same iteration, or the warp itself in
+/// the iteration before), provided L1 keeps `bytes` for the block (the reads of the
+/// statement together, over two iterations). Zero for writes (they go on to L2).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct L1 {
+    pub hits: f64,
+    pub bytes: f64,
+    /// The 128-byte lines a warp's access touches: L1 serves one per pass.
+    pub lines: f64,
 }
 
 /// The arithmetic of one statement instance.
@@ -133,7 +149,7 @@ impl Sink for Counts {
 impl Counts {
     fn memory(&mut self, m: Mem, mult: f64) {
         match m {
-            Mem::Global { sectors, array } => {
+            Mem::Global { sectors, array, .. } => {
                 if let Some(a) = array {
                     if let Err(at) = self.global_arrays.binary_search(&a) {
                         self.global_arrays.insert(at, a);
@@ -233,6 +249,20 @@ struct Env {
     values: Vec<(String, i64)>,
     /// Per loop variable of a kernel: how it moves with threadIdx.x and .y.
     thread_coefficients: Vec<(String, (i64, i64))>,
+    /// The innermost loop of the kernel's thread around the walk's position.
+    innermost: Option<Innermost>,
+}
+
+/// The innermost loop around a statement instance.
+#[derive(Clone, Debug)]
+struct Innermost {
+    var: String,
+    count: f64,
+    /// The iteration being walked when the loop is expanded; `None` when it is counted.
+    iteration: Option<i64>,
+    /// Whether its body holds a barrier (which stops the compiler from keeping a global
+    /// element in a register over the loop).
+    barrier: bool,
 }
 
 impl Env {
@@ -469,6 +499,8 @@ fn walk_kernel(
         },
         active: std::cell::Cell::new(1.0),
         fractions: std::cell::RefCell::new(Vec::new()),
+        copying: std::cell::Cell::new(Share::ALL),
+        reuse: std::cell::RefCell::new(Vec::new()),
     };
     walker.nodes(&k.body, &mut env, 1.0, sink);
     let blocks = blocks * walker.active.get();
@@ -525,7 +557,11 @@ struct Walker<'a> {
     /// diagonal do nothing).
     active: std::cell::Cell<f64>,
     /// Guards already measured (by address), with their share.
-    fractions: std::cell::RefCell<Vec<(*const Expr, Option<f64>)>>,
+    fractions: std::cell::RefCell<Vec<(*const Expr, Option<Share>)>>,
+    /// The threads that run the copies being walked (inside guards around copies only).
+    copying: std::cell::Cell<Share>,
+    /// L1 reuse already measured, per (statement, access).
+    reuse: std::cell::RefCell<Vec<((usize, usize), L1)>>,
 }
 
 /// The threads of a launch, for guards that depend on where a thread is.
@@ -538,12 +574,13 @@ struct ThreadSpace<'a> {
 }
 
 impl ThreadSpace<'_> {
-    /// The share of warps of which a lane passes `cond`, sampled over up to 5 blocks per
-    /// grid dimension (evenly spaced, both ends included) and, in each warp, its first,
-    /// middle and last lane (a guard affine in the position passes an interval of lanes);
-    /// `None` when `cond` reads anything but the position and the entry's values, or
-    /// does not depend on the position.
-    fn fraction(&self, cond: &Expr) -> Option<f64> {
+    /// How many threads pass `cond`: the share of warps of which a lane passes, sampled
+    /// over up to 5 blocks per grid dimension (evenly spaced, both ends included) and, in
+    /// each warp, its first, middle and last lane (a guard affine in the position passes
+    /// an interval of lanes); and the share of the lanes of those warps that pass, every
+    /// lane counted in the first block. `None` when `cond` reads anything but the position
+    /// and the entry's values, or does not depend on the position.
+    fn fraction(&self, cond: &Expr) -> Option<Share> {
         let mut names = Vec::new();
         free_names(cond, &mut names);
         let positional = |n: &str| {
@@ -567,6 +604,7 @@ impl ThreadSpace<'_> {
         let threads: i64 = self.block.iter().product();
         let mut env = self.entry.clone();
         let (mut active, mut total) = (0u64, 0u64);
+        let (mut lanes_in, mut lanes_of) = (0u64, 0u64);
         let mut block_index = vec![0usize; per_dim.len()];
         // The names once, not per sampled lane (this runs in every ranking's emulation).
         let block_names: Vec<String> = (0..per_dim.len())
@@ -579,9 +617,9 @@ impl ThreadSpace<'_> {
             for (d, values) in per_dim.iter().enumerate() {
                 env.set(&block_names[d], values[block_index[d]]);
             }
+            let first_block = block_index.iter().all(|&b| b == 0);
             for warp in 0..(threads + 31) / 32 {
-                let lanes = [0, 15, 31].map(|l| (warp * 32 + l).min(threads - 1));
-                let passes = lanes.iter().any(|&id| {
+                let mut passes = |id: i64| {
                     let mut rest = id;
                     for (d, b) in self.block.iter().enumerate() {
                         env.set(&thread_names[d], rest % b);
@@ -593,8 +631,15 @@ impl ThreadSpace<'_> {
                         }
                     }
                     eval(cond, &env) != Some(0)
-                });
-                active += u64::from(passes);
+                };
+                let lanes = [0, 15, 31].map(|l| (warp * 32 + l).min(threads - 1));
+                let passed = lanes.iter().any(|&id| passes(id));
+                if passed && first_block {
+                    let all = warp * 32..(warp * 32 + 32).min(threads);
+                    lanes_of += all.end.saturating_sub(all.start) as u64;
+                    lanes_in += all.filter(|&id| passes(id)).count() as u64;
+                }
+                active += u64::from(passed);
                 total += 1;
             }
             // The next sampled block, odometer-wise.
@@ -611,8 +656,30 @@ impl ThreadSpace<'_> {
                 break;
             }
         }
-        Some(active as f64 / total.max(1) as f64)
+        Some(Share {
+            warps: active as f64 / total.max(1) as f64,
+            lanes: if lanes_of == 0 {
+                1.0
+            } else {
+                lanes_in as f64 / lanes_of as f64
+            },
+        })
     }
+}
+
+/// The threads that pass a guard: the share of warps with a lane that passes, and the
+/// share of those warps' lanes that pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Share {
+    warps: f64,
+    lanes: f64,
+}
+
+impl Share {
+    const ALL: Share = Share {
+        warps: 1.0,
+        lanes: 1.0,
+    };
 }
 
 fn free_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
@@ -624,7 +691,7 @@ fn free_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
 }
 
 impl Walker<'_> {
-    fn guard_share(&self, cond: &Expr) -> Option<f64> {
+    fn guard_share(&self, cond: &Expr) -> Option<Share> {
         let key = cond as *const Expr;
         if let Some((_, f)) = self.fractions.borrow().iter().find(|(k, _)| *k == key) {
             return *f;
@@ -651,6 +718,12 @@ impl Walker<'_> {
                     let mut inner = env.clone();
                     let moves = thread_coefficients(init, env).unwrap_or((0, 0));
                     inner.thread_coefficients.push((var.clone(), moves));
+                    inner.innermost = Some(Innermost {
+                        var: var.clone(),
+                        count,
+                        iteration: None,
+                        barrier: self.runs(body, &|k| k == StmtKind::Sync),
+                    });
                     if sink.expands() {
                         let first = eval(init, env);
                         for k in 0..count as i64 {
@@ -659,6 +732,9 @@ impl Walker<'_> {
                             }
                             if let Some(f) = first {
                                 inner.set(var, f + k * step.max(&1));
+                            }
+                            if let Some(loop_) = &mut inner.innermost {
+                                loop_.iteration = Some(k);
                             }
                             sink.region(&|| "control flow".to_string());
                             sink.loop_iteration(1.0);
@@ -680,22 +756,45 @@ impl Walker<'_> {
                 } => {
                     sink.region(&|| "control flow".to_string());
                     sink.branch(mult);
-                    // A guard on the thread's position: the warps that pass it do the
-                    // work, the others (a share of the blocks) nothing.
+                    // A guard on the thread's position around the computation: the
+                    // warps that pass it do the work, the others (a share of the blocks)
+                    // nothing. A guard around copies only (the threads that stage a tile)
+                    // leaves the other warps the computation: the copies' global traffic
+                    // is that of the threads that pass.
                     let share = self.guard_share(cond);
                     let taken = match share {
-                        Some(f) if else_branch.is_none() => f > 0.0,
-                        Some(f) => f >= 0.5,
+                        Some(f) if else_branch.is_none() => f.warps > 0.0,
+                        Some(f) => f.warps >= 0.5,
                         None => eval(cond, env) != Some(0),
                     };
-                    if let Some(f) = share {
-                        let f = if taken { f } else { 1.0 - f };
-                        self.active.set(self.active.get().min(f.max(0.0)));
-                    }
-                    if taken {
-                        self.nodes(then_branch, env, mult, sink)
-                    } else if let Some(b) = else_branch {
-                        self.nodes(b, env, mult, sink)
+                    let body: &[Node] = match (taken, else_branch) {
+                        (true, _) => then_branch,
+                        (false, Some(b)) => b,
+                        (false, None) => &[],
+                    };
+                    let Some(f) = share else {
+                        self.nodes(body, env, mult, sink);
+                        continue;
+                    };
+                    let f = if taken {
+                        f
+                    } else {
+                        Share {
+                            warps: 1.0 - f.warps,
+                            lanes: 1.0,
+                        }
+                    };
+                    if self.runs(body, &|k| matches!(k, StmtKind::Compute(_))) {
+                        self.active.set(self.active.get().min(f.warps.max(0.0)));
+                        self.nodes(body, env, mult, sink)
+                    } else {
+                        let outer = self.copying.get();
+                        self.copying.set(Share {
+                            warps: outer.warps * f.warps,
+                            lanes: outer.lanes * f.lanes,
+                        });
+                        self.nodes(body, env, mult, sink);
+                        self.copying.set(outer);
                     }
                 }
                 Node::Instance { statement, args } => {
@@ -705,6 +804,23 @@ impl Walker<'_> {
                 Node::Launch { .. } => {}
             }
         }
+    }
+
+    /// Whether `nodes` run a statement of a kind `wanted` accepts.
+    fn runs(&self, nodes: &[Node], wanted: &dyn Fn(StmtKind) -> bool) -> bool {
+        nodes.iter().any(|n| match n {
+            Node::For { body, .. } => self.runs(body, wanted),
+            Node::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                self.runs(then_branch, wanted)
+                    || else_branch.as_deref().is_some_and(|b| self.runs(b, wanted))
+            }
+            Node::Instance { statement, .. } => wanted(self.t.statements[*statement].kind),
+            Node::Launch { .. } => false,
+        })
     }
 
     fn instance(&self, s: usize, args: &[Expr], env: &Env, mult: f64, sink: &mut dyn Sink) {
@@ -773,6 +889,15 @@ impl Walker<'_> {
                     .iter()
                     .map(|a| thread_coefficients(a, env))
                     .collect();
+                // How each iterator moves per iteration of the innermost loop around.
+                let along: Vec<Option<i64>> = args[..n]
+                    .iter()
+                    .map(|a| {
+                        let var = &env.innermost.as_ref()?.var;
+                        let (terms, _) = ir::linear(a)?;
+                        Some(terms.iter().find(|(x, _)| x == var).map_or(0, |(_, c)| *c))
+                    })
+                    .collect();
                 // Accesses rewritten to copy temporaries, with their indices' coefficients.
                 let mut at = n;
                 let mut rewritten: Vec<(usize, usize, Vec<Step>)> = Vec::new();
@@ -784,6 +909,35 @@ impl Walker<'_> {
                     at += index.len();
                     rewritten.push((a, copy, coefs));
                 }
+                // Per subscript of access `a`: its move along threadIdx.x and .y, and per
+                // iteration of the innermost loop.
+                let moves = |a: usize| -> Vec<(Step, Option<i64>)> {
+                    p.accesses[a]
+                        .subscripts
+                        .iter()
+                        .map(|sub| {
+                            let Some(aff) = sub.as_aff() else {
+                                return (None, None);
+                            };
+                            let mut total = Some((0, 0));
+                            let mut step = Some(0);
+                            for (k, l) in statement.loops.iter().enumerate() {
+                                let v = Var::Index(p.loops[*l].iterator.clone());
+                                let (coef, in_div) = aff.coefficient(&v);
+                                if in_div {
+                                    return (None, None);
+                                }
+                                if coef != 0 {
+                                    total = total
+                                        .zip(its[k])
+                                        .map(|((tx, ty), (x, y))| (tx + coef * x, ty + coef * y));
+                                    step = step.zip(along[k]).map(|(s, a)| s + coef * a);
+                                }
+                            }
+                            (total, step)
+                        })
+                        .collect()
+                };
                 // Where each access goes (`None`: a register).
                 let place = |a: usize| -> Option<Mem> {
                     let access = &p.accesses[a];
@@ -797,40 +951,75 @@ impl Walker<'_> {
                     if array.is_scalar() || matches!(array.kind, ArrayKind::Private { .. }) {
                         return None;
                     }
-                    let coefs: Vec<Option<(i64, i64)>> = access
-                        .subscripts
-                        .iter()
-                        .map(|sub| {
-                            let aff = sub.as_aff()?;
-                            let mut total = (0, 0);
-                            for (k, l) in statement.loops.iter().enumerate() {
-                                let v = Var::Index(p.loops[*l].iterator.clone());
-                                let (coef, in_div) = aff.coefficient(&v);
-                                if in_div {
-                                    return None;
-                                }
-                                if coef != 0 {
-                                    let (x, y) = its[k]?;
-                                    total.0 += coef * x;
-                                    total.1 += coef * y;
-                                }
-                            }
-                            Some(total)
-                        })
-                        .collect();
+                    let coefs = moves(a);
                     Some(match t.placement(access.array) {
                         Placement::Constant => Mem::Constant,
                         _ => {
                             let extents = array_extents(self.t, access.array, env);
-                            self.global(linearize(&coefs, &extents), elem, access.array)
+                            let threads: Vec<Step> = coefs.iter().map(|c| c.0).collect();
+                            let stride = linearize(&threads, &extents);
+                            let mut m = self.global(stride, elem, access.array);
+                            if a != statement.write {
+                                let steps: Vec<Step> =
+                                    coefs.iter().map(|c| c.1.map(|s| (s, 0))).collect();
+                                let step = linearize(&steps, &extents).map(|(s, _)| s);
+                                let l1 = self.reuse(s, a, stride, step, elem);
+                                if let Mem::Global { l1: slot, .. } = &mut m {
+                                    *slot = l1;
+                                }
+                            }
+                            m
                         }
                     })
                 };
-                // Reads (an update's read of its target included), the arithmetic, the write.
-                for &a in &statement.reads {
-                    if let Some(m) = place(a) {
-                        sink.load(m, mult);
+                // An update of a global element that stays put along the innermost loop
+                // (`C[i][j] += ...` in a loop over `k`): the compiler keeps it in a
+                // register over the loop (the kernel's pointers are `__restrict__`), reads
+                // it before the first iteration and writes it after the last, unless a
+                // barrier in the loop makes it go through memory.
+                let promoted = env.innermost.as_ref().filter(|l| {
+                    statement.update.is_some()
+                        && !l.barrier
+                        && l.count > 1.0
+                        && matches!(place(statement.write), Some(Mem::Global { .. }))
+                        && moves(statement.write).iter().all(|m| m.1 == Some(0))
+                });
+                // How often it is read (`at_end` false) or written, per instance: once per
+                // loop (counted: the share of the loop's iterations; expanded: 1 in the
+                // first or last iteration, 0 in the others), else every time.
+                let share = |at_end: bool| -> f64 {
+                    let Some(l) = promoted else {
+                        return 1.0;
+                    };
+                    match l.iteration {
+                        None => 1.0 / l.count,
+                        Some(k) if k == if at_end { l.count as i64 - 1 } else { 0 } => 1.0,
+                        Some(_) => 0.0,
                     }
+                };
+                // Reads (an update's read of its target included), the arithmetic, the write.
+                // L1 keeps the reads of the statement together.
+                let mut reads: Vec<(Mem, f64)> = statement
+                    .reads
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, &a)| {
+                        let f = if k == 0 { share(false) } else { 1.0 };
+                        place(a).filter(|_| f > 0.0).map(|m| (m, f))
+                    })
+                    .collect();
+                let kept: f64 = reads
+                    .iter()
+                    .map(|(m, _)| match m {
+                        Mem::Global { l1, .. } => l1.bytes,
+                        _ => 0.0,
+                    })
+                    .sum();
+                for (m, share) in &mut reads {
+                    if let Mem::Global { l1, .. } = m {
+                        l1.bytes = kept;
+                    }
+                    sink.load(*m, mult * *share);
                 }
                 let ty = p.arrays[p.accesses[statement.write].array].elem;
                 let root = match statement.kind {
@@ -852,24 +1041,37 @@ impl Walker<'_> {
                     _ => a.int += ops.arith,
                 }
                 let write = place(statement.write);
-                if statement.update.is_some() && write.is_none() {
+                if statement.update.is_some() && (write.is_none() || promoted.is_some()) {
                     a.update = Some(id);
                 }
                 sink.compute(a, mult);
-                if let Some(m) = write {
-                    sink.store(m, mult);
+                if let Some(m) = write.filter(|_| share(true) > 0.0) {
+                    sink.store(m, mult * share(true));
                 }
             }
         }
     }
 
     /// A global access whose element moves by `stride` elements along threadIdx.x and .y
-    /// (`None`: not affine, every lane its own sector).
+    /// (`None`: not affine, every lane its own sector). Inside a guard around copies, the
+    /// sectors of the lanes that pass (at least one), spread over all warps.
     fn global(&self, stride: Step, elem: i64, array: usize) -> Mem {
+        let c = self.copying.get();
         Mem::Global {
-            sectors: lanes(stride, self.block, elem).0,
+            sectors: (lanes(stride, self.block, elem).0 * c.lanes).max(1.0) * c.warps,
             array: Some(array),
+            l1: L1::default(),
         }
+    }
+
+    /// The L1 reuse of read `access` of statement `s` (measured once per walk).
+    fn reuse(&self, s: usize, access: usize, stride: Step, step: Option<i64>, elem: i64) -> L1 {
+        if let Some((_, r)) = self.reuse.borrow().iter().find(|(k, _)| *k == (s, access)) {
+            return *r;
+        }
+        let r = l1_reuse(stride, step, self.block, elem);
+        self.reuse.borrow_mut().push(((s, access), r));
+        r
     }
 
     fn shared(&self, stride: Step, elem: i64) -> Mem {
@@ -939,6 +1141,64 @@ pub fn lanes(stride: Option<(i64, i64)>, block: &[i64], elem: i64) -> (f64, f64)
     }
     let wavefronts = per_bank.iter().copied().max().unwrap_or(1).max(1);
     (sectors.len().max(1) as f64, wavefronts as f64)
+}
+
+/// The L1 reuse of a global read whose element moves by `stride` elements along
+/// threadIdx.x and .y and by `step` elements per iteration of the innermost loop around
+/// it (`None`: no loop in the thread, or not affine): of the sectors the block's warps ask
+/// for in one iteration, the share that another warp of the block asked for in the same
+/// iteration or that the block touched in the iteration before; and the bytes the block
+/// keeps in L1 for that (two iterations' sectors). Averaged over where the first element
+/// falls in its sector. `None` stride: no reuse.
+pub fn l1_reuse(stride: Step, step: Option<i64>, block: &[i64], elem: i64) -> L1 {
+    let Some((sx, sy)) = stride else {
+        return L1::default();
+    };
+    let bx = block.first().copied().unwrap_or(1).max(1);
+    let by = block.get(1).copied().unwrap_or(1).max(1);
+    let threads = block.iter().product::<i64>().clamp(1, 1024);
+    let distinct = |mut v: Vec<i64>| {
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let offsets: Vec<i64> = (0..32).step_by(elem.clamp(1, 32) as usize).collect();
+    let (mut hits, mut bytes, mut lines) = (0.0, 0.0, 0.0);
+    let warps = (threads + 31) / 32;
+    for &base in &offsets {
+        let sector = |t: i64, shift: i64| {
+            let (tx, ty) = (t % bx, (t / bx) % by);
+            (base + (sx * tx + sy * ty + shift) * elem).div_euclid(32)
+        };
+        let per_warp =
+            |w: i64| distinct((w..(w + 32).min(threads)).map(|t| sector(t, 0)).collect());
+        let asked: usize = (0..threads).step_by(32).map(|w| per_warp(w).len()).sum();
+        lines += (0..threads)
+            .step_by(32)
+            .map(|w| distinct(per_warp(w).iter().map(|s| s.div_euclid(4)).collect()).len())
+            .sum::<usize>() as f64
+            / warps as f64;
+        let now = distinct((0..threads).map(|t| sector(t, 0)).collect());
+        let (new, kept) = match step {
+            Some(d) => {
+                let next = distinct((0..threads).map(|t| sector(t, d)).collect());
+                let fresh = next
+                    .iter()
+                    .filter(|x| now.binary_search(x).is_err())
+                    .count();
+                (fresh, now.len() + fresh)
+            }
+            None => (now.len(), now.len()),
+        };
+        hits += 1.0 - new as f64 / asked.max(1) as f64;
+        bytes += 32.0 * kept as f64;
+    }
+    let n = offsets.len() as f64;
+    L1 {
+        hits: (hits / n).clamp(0.0, 1.0),
+        bytes: bytes / n,
+        lines: lines / n,
+    }
 }
 
 #[derive(Default)]
@@ -1014,7 +1274,7 @@ fn count_ops(ast: &crate::frontend::ast::Ast, e: crate::frontend::ast::ExprId, o
 
 #[cfg(test)]
 mod tests {
-    use super::lanes;
+    use super::{l1_reuse, lanes, L1};
 
     #[test]
     fn a_coalesced_float_warp_moves_four_sectors() {
@@ -1041,5 +1301,45 @@ mod tests {
         // 16 x 16 threads: a warp is two rows of 16; rows 1024 floats apart.
         assert_eq!(lanes(Some((1, 1024)), &[16, 16], 4).0, 4.0);
         assert_eq!(lanes(None, &[16, 16], 4).0, 32.0);
+    }
+
+    #[test]
+    fn a_broadcast_is_fetched_by_one_warp_and_served_to_the_others() {
+        // 8 warps ask for the same sector: one miss, seven hits.
+        let r = l1_reuse(Some((0, 0)), None, &[32, 8], 4);
+        assert_eq!(
+            r,
+            L1 {
+                hits: 0.875,
+                bytes: 32.0,
+                lines: 1.0
+            }
+        );
+    }
+
+    #[test]
+    fn a_coalesced_stream_reuses_only_the_sector_it_straddles() {
+        // Each warp reads its own 128 bytes: nothing to reuse in the same iteration.
+        assert_eq!(l1_reuse(Some((1, 0)), None, &[32], 4).hits, 0.0);
+        // Moving on by 128 bytes per iteration: where the first element is not at a
+        // sector's start (7 of 8 alignments), one of the five sectors was read before.
+        let r = l1_reuse(Some((1, 0)), Some(32), &[32], 4);
+        assert!((r.hits - 7.0 / 8.0 * 0.2).abs() < 1e-12, "{r:?}");
+    }
+
+    #[test]
+    fn a_thread_walking_along_its_own_row_hits_in_the_sector_it_read_before() {
+        // Rows 1024 floats apart, one float further per iteration: a new sector in one
+        // iteration of eight (when the first element is a sector's last).
+        let r = l1_reuse(Some((1024, 0)), Some(1), &[32], 4);
+        assert_eq!(r.hits, 7.0 / 8.0);
+        assert_eq!(r.lines, 32.0);
+        // The block keeps its 32 sectors, and 32 more in the iteration that crosses.
+        assert_eq!(r.bytes, (7.0 * 1024.0 + 2048.0) / 8.0);
+    }
+
+    #[test]
+    fn an_access_that_is_not_affine_in_the_threads_is_not_served_by_l1() {
+        assert_eq!(l1_reuse(None, Some(1), &[32, 8], 4), L1::default());
     }
 }
