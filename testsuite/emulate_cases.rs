@@ -168,6 +168,14 @@ fn a_triangle_guarded_by_position_counts_the_warps_that_pass() {
     // half) do nothing, and are not counted.
     let blocks = v["kernels"][0]["blocks"].as_f64().unwrap();
     assert!(blocks > 0.5 * 1024.0 && blocks < 0.65 * 1024.0, "{blocks}");
+    // The report says how many are launched, and the share that works.
+    assert_eq!(
+        v["kernels"][0]["launched_blocks"].as_f64(),
+        Some(1024.0),
+        "{v}"
+    );
+    let share = v["kernels"][0]["working_share"].as_f64().unwrap();
+    assert!((share * 1024.0 - blocks).abs() < 1e-6, "{v}");
     assert!(v["kernels"][0]["gflops"].as_f64().unwrap() > 0.0, "{v}");
     assert_ne!(v["bottleneck"], "branch:throughput", "{v}");
 }

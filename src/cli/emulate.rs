@@ -105,12 +105,21 @@ fn report(
         let w = &k.work;
         let seconds = k.time_us * 1e-6;
         let _ = writeln!(s);
+        let launched = w.launched_blocks();
+        let working = if w.working_share < 1.0 {
+            format!(
+                " ({:.1}% of their warps pass the guard on the thread's position and do the work)",
+                w.working_share * 100.0
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "kernel {}: {} block{} of {} threads, {} launch{}",
+            "kernel {}: {} block{} of {} threads{working}, {} launch{}",
             w.name,
-            w.blocks,
-            if w.blocks == 1.0 { "" } else { "s" },
+            launched,
+            if launched == 1.0 { "" } else { "s" },
             w.threads_per_block,
             w.launches,
             if w.launches == 1.0 { "" } else { "es" }
@@ -196,6 +205,8 @@ fn json(
                 "gflops": k.flops / seconds / 1e9,
                 "gbs": k.bytes / seconds / 1e9,
                 "blocks": k.work.blocks,
+                "launched_blocks": k.work.launched_blocks(),
+                "working_share": k.work.working_share,
                 "threads_per_block": k.work.threads_per_block,
                 "launches": k.work.launches,
                 "resident_blocks_per_sm": k.resident_blocks,

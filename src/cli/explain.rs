@@ -167,7 +167,7 @@ pub fn text(p: &Program, r: &Ranked, d: &Device) -> String {
             format_us(e.time_us),
             w.launches,
             if w.launches == 1.0 { "" } else { "es" },
-            w.blocks,
+            w.launched_blocks(),
             w.threads_per_block,
             e.resident_blocks,
             e.active_warps,

@@ -210,6 +210,7 @@ mod tests {
 
     fn work(footprint_bytes: f64, sectors_per_warp: f64) -> KernelWork {
         KernelWork {
+            working_share: 1.0,
             name: "k".into(),
             launches: 1.0,
             blocks: 1000.0,

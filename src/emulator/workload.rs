@@ -175,8 +175,11 @@ pub struct KernelWork {
     pub name: String,
     /// Launches per run of the program (loops on the host around it).
     pub launches: f64,
-    /// Blocks per launch.
+    /// Blocks per launch that do work: those launched, times `working_share`.
     pub blocks: f64,
+    /// The share of the launched blocks' warps that pass the guards on the thread's
+    /// position around the computation (1 without such guards).
+    pub working_share: f64,
     pub threads_per_block: i64,
     pub shared_bytes: i64,
     /// Registers per thread: an estimate, or ptxas's count when the emulator has it.
@@ -186,6 +189,17 @@ pub struct KernelWork {
     pub per_thread: Counts,
     /// Bytes of the arrays the kernel reads or writes in global memory (whole arrays).
     pub footprint_bytes: f64,
+}
+
+impl KernelWork {
+    /// The blocks of a launch: those that do work, over their share.
+    pub fn launched_blocks(&self) -> f64 {
+        if self.working_share > 0.0 {
+            (self.blocks / self.working_share).round()
+        } else {
+            self.blocks
+        }
+    }
 }
 
 /// A kernel of the program with its launches and the values around its representative
@@ -199,8 +213,13 @@ pub struct Site {
 
 impl Site {
     /// Walks the kernel's representative thread into `sink`; returns the blocks per
-    /// launch and the block's shape.
-    pub fn walk(&self, t: &Transformed, g: &Generated, sink: &mut dyn Sink) -> (f64, Vec<i64>) {
+    /// launch that do work, their share of those launched, and the block's shape.
+    pub fn walk(
+        &self,
+        t: &Transformed,
+        g: &Generated,
+        sink: &mut dyn Sink,
+    ) -> (f64, f64, Vec<i64>) {
         walk_kernel(t, &g.kernels[self.kernel], self.env.clone(), sink)
     }
 
@@ -405,7 +424,7 @@ fn host_launches(nodes: &[Node], env: &mut Env, mult: f64, out: &mut Vec<(usize,
 
 fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env) -> KernelWork {
     let mut counts = Counts::default();
-    let (blocks, block) = walk_kernel(t, k, env.clone(), &mut counts);
+    let (blocks, working_share, block) = walk_kernel(t, k, env.clone(), &mut counts);
     let mut shared_bytes = 0;
     let mut register_words = 0;
     for c in &t.copies {
@@ -435,6 +454,7 @@ fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env) -> Kernel
         footprint_bytes,
         launches,
         blocks,
+        working_share,
         threads_per_block: block.iter().product(),
         shared_bytes,
         // 24 + 2 per word of register tile: on the 60 kernels of the testsuite's recipe
@@ -455,7 +475,7 @@ fn walk_kernel(
     k: &KernelIr,
     mut env: Env,
     sink: &mut dyn Sink,
-) -> (f64, Vec<i64>) {
+) -> (f64, f64, Vec<i64>) {
     let grid: Vec<i64> = k
         .grid
         .iter()
@@ -503,7 +523,8 @@ fn walk_kernel(
         reuse: std::cell::RefCell::new(Vec::new()),
     };
     walker.nodes(&k.body, &mut env, 1.0, sink);
-    let blocks = blocks * walker.active.get();
+    let working_share = walker.active.get();
+    let blocks = blocks * working_share;
     // A reduction ends with the block combining its partials (shuffles, a barrier, a few
     // shared-memory accesses) and one atomic per block.
     let warps = (block.iter().product::<i64>() as f64 / 32.0)
@@ -523,7 +544,7 @@ fn walk_kernel(
         sink.atomic(1.0 / warps);
         sink.end_instance();
     }
-    (blocks, block)
+    (blocks, working_share, block)
 }
 
 /// How an expression moves with threadIdx.x and .y (through the prologue's variables and
