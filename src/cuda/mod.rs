@@ -235,13 +235,15 @@ fn uses_of(t: &Transformed, statements: &[usize]) -> Uses {
     for &s in statements {
         if let StmtKind::Compute(id) = t.statements[s].kind {
             let st = &p.statements[id];
-            uses.written.insert(p.accesses[st.write].array);
             uses.arrays.insert(p.accesses[st.write].array);
             for r in &st.reads {
                 uses.arrays.insert(p.accesses[*r].array);
             }
         }
     }
+    uses.written = (uses.arrays.iter().copied())
+        .filter(|&a| t.writes(statements, a))
+        .collect();
     uses
 }
 

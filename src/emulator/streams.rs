@@ -41,6 +41,9 @@ pub struct StreamBuilder {
     pub stream: Vec<Instr>,
     /// Per instruction: its code region, an index into `region_names`.
     pub regions: Vec<usize>,
+    /// Per instruction: whether it is the issue of a load ptxas moves across barriers
+    /// (from an array the kernel does not write).
+    across_barriers: Vec<bool>,
     pub region_names: Vec<String>,
     region: usize,
     /// The share of global accesses served by DRAM, and the share owed so far.
@@ -67,6 +70,7 @@ impl StreamBuilder {
         StreamBuilder {
             stream: Vec::new(),
             regions: Vec::new(),
+            across_barriers: Vec::new(),
             region_names: vec!["kernel".to_string()],
             region: 0,
             dram_fraction: dram_fraction.clamp(0.0, 1.0),
@@ -87,15 +91,18 @@ impl StreamBuilder {
             count: count.max(1),
         });
         self.regions.push(self.region);
+        self.across_barriers.push(false);
         self.stream.len() - 1
     }
 
     /// Issues loads earlier, as nvcc's scheduling does: a load (its issue and memory
     /// access, which wait for nothing: addresses are affine) moves up to `window`
-    /// instructions ahead of where the source puts it, never across a barrier, so that a
-    /// loop's next loads are in flight while this iteration's arithmetic waits (the
-    /// unrolled, software-pipelined loop of the SASS). Without it a warp would have one
-    /// load in flight at a time.
+    /// instructions ahead of where the source puts it, so that a loop's next loads are in
+    /// flight while this iteration's arithmetic waits (the unrolled, software-pipelined
+    /// loop of the SASS). Without it a warp would have one load in flight at a time. Only
+    /// loads from arrays the kernel does not write cross a barrier (ptxas moves such
+    /// `LDG.E.CONSTANT` loads above `BAR.SYNC`: GEMV^T's tile of A is requested before
+    /// the barrier that publishes the staged x).
     pub fn hoist_loads(&mut self, window: usize) {
         let n = self.stream.len();
         let is_load = |i: usize| -> bool {
@@ -120,11 +127,12 @@ impl StreamBuilder {
                 continue;
             }
             // Loads up to `window` ahead go first, unless a barrier (or `p` itself is one)
-            // stands between.
-            let horizon = (p + window).min(barrier_from[p]).min(n);
+            // stands between and the load is not one ptxas moves across barriers.
+            let horizon = (p + window).min(n);
             let mut q = p + 1;
             while q < horizon {
-                if !placed[q] && is_load(q) {
+                let movable = q < barrier_from[p] || self.across_barriers[q];
+                if !placed[q] && movable && is_load(q) {
                     placed[q] = true;
                     placed[q + 1] = true;
                     order.extend([q, q + 1]);
@@ -156,13 +164,21 @@ impl StreamBuilder {
             })
             .collect();
         self.regions = order.iter().map(|&old| self.regions[old]).collect();
+        self.across_barriers = order.iter().map(|&old| self.across_barriers[old]).collect();
         self.stream = stream;
     }
 
     fn memory(&mut self, m: Mem, after: Vec<usize>) -> usize {
         match m {
-            Mem::Global { sectors, l1, .. } => {
+            Mem::Global {
+                sectors,
+                l1,
+                read_only,
+                ..
+            } => {
+                let load = after.is_empty();
                 let issue = self.push(LSU, after, 1);
+                self.across_barriers[issue] = read_only && load;
                 // An L1 hit: the unified L1/shared memory pipe, a 128-byte line per pass.
                 if l1.bytes <= self.l1_bytes {
                     self.l1_owed += l1.hits;
@@ -245,6 +261,7 @@ impl Sink for StreamBuilder {
     fn barrier(&mut self, _mult: f64) {
         self.stream.push(Instr::Barrier);
         self.regions.push(self.region);
+        self.across_barriers.push(false);
     }
     fn region(&mut self, name: &dyn Fn() -> String) {
         let name = name();
@@ -327,6 +344,7 @@ mod tests {
                 sectors: 4.0,
                 array: None,
                 l1: L1::default(),
+                read_only: false,
             },
             1.0,
         );
@@ -366,6 +384,7 @@ mod tests {
                 bytes,
                 lines: 8.0,
             },
+            read_only: false,
         };
         let pipes = |b: &StreamBuilder| -> Vec<(usize, u32)> {
             b.stream
@@ -418,12 +437,50 @@ mod tests {
     }
 
     #[test]
+    fn loads_of_arrays_the_kernel_does_not_write_go_ahead_of_a_barrier() {
+        // As ptxas moves GEMV^T's LDG.E.CONSTANT loads of A above the barrier that
+        // publishes the staged x.
+        let global = |read_only| Mem::Global {
+            sectors: 4.0,
+            array: None,
+            l1: L1::default(),
+            read_only,
+        };
+        let mut b = StreamBuilder::new(0.0, 0.0);
+        b.store(Mem::Shared { wavefronts: 1.0 }, 1.0); // 0
+        b.end_instance();
+        b.barrier(1.0); // 1
+        b.load(global(false), 1.0); // 2, 3: from an array the kernel writes
+        b.end_instance();
+        b.load(global(true), 1.0); // 4, 5
+        b.hoist_loads(64);
+        let resources: Vec<usize> = b
+            .stream
+            .iter()
+            .map(|i| match i {
+                Instr::Op { resource, .. } => *resource,
+                Instr::Barrier => usize::MAX,
+            })
+            .collect();
+        assert_eq!(resources, vec![LSU, L2, SHARED, usize::MAX, LSU, L2]);
+        assert_eq!(
+            b.stream[5],
+            Instr::Op {
+                resource: L2,
+                deps: vec![4],
+                count: 4
+            }
+        );
+    }
+
+    #[test]
     fn loads_are_issued_ahead_but_not_across_a_barrier() {
         let mut b = StreamBuilder::new(0.0, 0.0);
         let global = Mem::Global {
             sectors: 4.0,
             array: None,
             l1: L1::default(),
+            read_only: false,
         };
         b.compute(
             Arith {
@@ -479,6 +536,7 @@ mod tests {
                     sectors: 8.0,
                     array: None,
                     l1: L1::default(),
+                    read_only: false,
                 },
                 1.0,
             );
@@ -497,6 +555,7 @@ mod tests {
                     sectors: 4.0,
                     array: None,
                     l1: L1::default(),
+                    read_only: false,
                 },
                 1.0,
             );

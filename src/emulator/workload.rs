@@ -58,6 +58,10 @@ pub enum Mem {
         sectors: f64,
         array: Option<usize>,
         l1: L1,
+        /// Read from an array the kernel does not write: `const __restrict__`, read
+        /// through the read-only path (`LDG.E.CONSTANT`), which ptxas moves across
+        /// `__syncthreads()` (seen in the SASS of GEMV^T's staged tile).
+        read_only: bool,
     },
     /// Shared memory: the passes bank conflicts make (1 without conflicts).
     Shared { wavefronts: f64 },
@@ -521,6 +525,9 @@ fn walk_kernel(
         fractions: std::cell::RefCell::new(Vec::new()),
         copying: std::cell::Cell::new(Share::ALL),
         reuse: std::cell::RefCell::new(Vec::new()),
+        written: (0..t.program.arrays.len())
+            .filter(|&a| t.writes(&t.kernels[k.kernel].statements, a))
+            .collect(),
     };
     walker.nodes(&k.body, &mut env, 1.0, sink);
     let working_share = walker.active.get();
@@ -583,6 +590,8 @@ struct Walker<'a> {
     copying: std::cell::Cell<Share>,
     /// L1 reuse already measured, per (statement, access).
     reuse: std::cell::RefCell<Vec<((usize, usize), L1)>>,
+    /// The arrays the kernel writes.
+    written: Vec<usize>,
 }
 
 /// The threads of a launch, for guards that depend on where a thread is.
@@ -1082,6 +1091,7 @@ impl Walker<'_> {
             sectors: (lanes(stride, self.block, elem).0 * c.lanes).max(1.0) * c.warps,
             array: Some(array),
             l1: L1::default(),
+            read_only: !self.written.contains(&array),
         }
     }
 

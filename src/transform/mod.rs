@@ -372,6 +372,19 @@ impl Transformed {
             .unwrap_or(Placement::Global)
     }
 
+    /// Whether one of `statements` (transformed statement indices) writes `array`: the
+    /// arrays a kernel does not write are `const __restrict__` in its signature, and nvcc
+    /// reads them through the read-only path (`LDG.E.CONSTANT`).
+    pub fn writes(&self, statements: &[usize], array: ArrayId) -> bool {
+        statements.iter().any(|&s| match self.statements[s].kind {
+            StmtKind::Compute(id) => {
+                let st = &self.program.statements[id];
+                self.program.accesses[st.write].array == array
+            }
+            _ => false,
+        })
+    }
+
     /// The kernel a statement belongs to, if it has been cudaized.
     pub fn kernel_of(&self, s: usize) -> Option<usize> {
         self.kernels.iter().position(|k| k.statements.contains(&s))
