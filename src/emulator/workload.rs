@@ -216,15 +216,10 @@ pub struct Site {
 }
 
 impl Site {
-    /// Walks the kernel's representative thread into `sink`; returns the blocks per
-    /// launch that do work, their share of those launched, and the block's shape.
-    pub fn walk(
-        &self,
-        t: &Transformed,
-        g: &Generated,
-        sink: &mut dyn Sink,
-    ) -> (f64, f64, Vec<i64>) {
-        walk_kernel(t, &g.kernels[self.kernel], self.env.clone(), sink)
+    /// Walks the kernel's representative thread into `sink` (the blocks and their shape
+    /// are in [`Site::work`]).
+    pub fn walk(&self, t: &Transformed, g: &Generated, sink: &mut dyn Sink) {
+        walk_kernel(t, &g.kernels[self.kernel], self.env.clone(), sink);
     }
 
     /// What the kernel's representative thread does, counted, with the kernel's shape.
@@ -1007,11 +1002,12 @@ impl Walker<'_> {
                 // register over the loop (the kernel's pointers are `__restrict__`), reads
                 // it before the first iteration and writes it after the last, unless a
                 // barrier in the loop makes it go through memory.
+                let write = place(statement.write);
                 let promoted = env.innermost.as_ref().filter(|l| {
                     statement.update.is_some()
                         && !l.barrier
                         && l.count > 1.0
-                        && matches!(place(statement.write), Some(Mem::Global { .. }))
+                        && matches!(write, Some(Mem::Global { .. }))
                         && moves(statement.write).iter().all(|m| m.1 == Some(0))
                 });
                 // How often it is read (`at_end` false) or written, per instance: once per
@@ -1070,7 +1066,6 @@ impl Walker<'_> {
                     ScalarType::Float => a.fp32 += ops.arith,
                     _ => a.int += ops.arith,
                 }
-                let write = place(statement.write);
                 if statement.update.is_some() && (write.is_none() || promoted.is_some()) {
                     a.update = Some(id);
                 }
