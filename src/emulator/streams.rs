@@ -336,6 +336,17 @@ mod tests {
     use super::*;
     use crate::emulator::workload::L1;
 
+    /// Each instruction's resource (`usize::MAX` for a barrier).
+    fn resources(stream: &[Instr]) -> Vec<usize> {
+        stream
+            .iter()
+            .map(|i| match i {
+                Instr::Op { resource, .. } => *resource,
+                Instr::Barrier => usize::MAX,
+            })
+            .collect()
+    }
+
     #[test]
     fn a_load_feeds_the_arithmetic_and_the_store_waits_for_it() {
         let mut b = StreamBuilder::new(1.0, 0.0);
@@ -454,14 +465,7 @@ mod tests {
         b.end_instance();
         b.load(global(true), 1.0); // 4, 5
         b.hoist_loads(64);
-        let resources: Vec<usize> = b
-            .stream
-            .iter()
-            .map(|i| match i {
-                Instr::Op { resource, .. } => *resource,
-                Instr::Barrier => usize::MAX,
-            })
-            .collect();
+        let resources = resources(&b.stream);
         assert_eq!(resources, vec![LSU, L2, SHARED, usize::MAX, LSU, L2]);
         assert_eq!(
             b.stream[5],
@@ -494,14 +498,7 @@ mod tests {
         b.barrier(1.0); // 5
         b.load(global, 1.0); // 6, 7
         b.hoist_loads(64);
-        let resources: Vec<usize> = b
-            .stream
-            .iter()
-            .map(|i| match i {
-                Instr::Op { resource, .. } => *resource,
-                Instr::Barrier => usize::MAX,
-            })
-            .collect();
+        let resources = resources(&b.stream);
         assert_eq!(
             resources,
             vec![LSU, L2, FP32, FP32, FP32, usize::MAX, LSU, L2]
