@@ -36,11 +36,17 @@ fn most_copies(t: &Transformed, level: LevelId, count: i64) -> TResult<i64> {
     Ok(most)
 }
 
-fn too_many_copies(name: &str, n: i64) -> TransformError {
-    TransformError::new(format!(
-        "unrolling loop `{name}` would write {n} copies of a statement (at most {MAX_COPIES})"
-    ))
-    .hint("unroll by a smaller factor, or fewer loops")
+/// An error if unrolling `level` (`name`) by `count` would take a statement past
+/// [`MAX_COPIES`] copies.
+fn check_copies(t: &Transformed, level: LevelId, count: i64, name: &str) -> TResult<()> {
+    let n = most_copies(t, level, count)?;
+    if n > MAX_COPIES {
+        return Err(TransformError::new(format!(
+            "unrolling loop `{name}` would write {n} copies of a statement (at most {MAX_COPIES})"
+        ))
+        .hint("unroll by a smaller factor, or fewer loops"));
+    }
+    Ok(())
 }
 
 /// The largest number of iterations `level` runs for one iteration of the loops around
@@ -148,10 +154,7 @@ pub fn unroll(t: &mut Transformed, level: LevelId, factor: i64) -> TResult<()> {
                     "unroll by a factor (at most {MAX_UNROLL}), or tile the loop first"
                 )));
             }
-            let copies = most_copies(t, level, n)?;
-            if copies > MAX_COPIES {
-                return Err(too_many_copies(&name, copies));
-            }
+            check_copies(t, level, n, &name)?;
             t.levels[level].unroll = true;
         }
         None if factor == 0 => {
@@ -161,10 +164,7 @@ pub fn unroll(t: &mut Transformed, level: LevelId, factor: i64) -> TResult<()> {
             .hint("give a factor (`unroll(\"k\", 4)`), or tile the loop first"));
         }
         _ => {
-            let copies = most_copies(t, level, factor)?;
-            if copies > MAX_COPIES {
-                return Err(too_many_copies(&name, copies));
-            }
+            check_copies(t, level, factor, &name)?;
             let control = fresh_name(t, &format!("{name}_u"));
             tile::tile(t, level, factor, &control, None)?;
             t.levels[level].unroll = true;
