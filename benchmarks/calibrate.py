@@ -21,6 +21,8 @@
       strategy generator's way) and records the Spearman rank correlation and the
       geometric-mean relative error against the times in benchmarks/calibration/accuracy.json.
       testsuite/calibration_cases.rs computes the same and fails if they are worse.
+      With --sass: emulates the SASS instead (nvcc and nvdisasm needed; registers from
+      ptxas), recorded in benchmarks/calibration/accuracy-sass.json.
 """
 import argparse
 import datetime
@@ -244,12 +246,16 @@ def accuracy(args):
     with open(args.results) as f:
         results = json.load(f)
     measured, predicted = [], []
+    mode = [] if args.sass else ["--estimate-registers"]
     for e in results["entries"]:
-        r = subprocess.run([gpucc, "emulate", *entry_args(e), "--estimate-registers", "--json"],
+        r = subprocess.run([gpucc, "emulate", *entry_args(e), *mode, "--json"],
                            cwd=ROOT, capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f"gpucc emulate {' '.join(entry_args(e))} failed:\n{r.stderr}")
-        p = json.loads(r.stdout)["predicted_time_us"]
+        out = json.loads(r.stdout)
+        if args.sass and out["instruction_source"] != "SASS":
+            sys.exit(f"gpucc emulate {' '.join(entry_args(e))}: {out['instruction_streams']}")
+        p = out["predicted_time_us"]
         measured.append(e["measured_us"])
         predicted.append(p)
         print(f"{e['measured_us']:12.2f} us measured {p:12.2f} us predicted  "
@@ -264,10 +270,12 @@ def accuracy(args):
         "geomean_relative_error": round(geomean, 4),
         "commit": commit_label(),
         "date": datetime.date.today().isoformat(),
-        "how": "gpucc emulate --estimate-registers on every timed entry; "
-               "testsuite/calibration_cases.rs fails if its figures are worse than these",
+        "how": f"gpucc emulate {' '.join(mode) or '(SASS streams, registers from ptxas)'} "
+               "on every timed entry; testsuite/calibration_cases.rs fails if its figures "
+               "are worse than these",
     }
-    with open(os.path.join(SET_DIR, "accuracy.json"), "w") as f:
+    name = "accuracy-sass.json" if args.sass else "accuracy.json"
+    with open(os.path.join(SET_DIR, name), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
     print(f"{len(measured)} entries: Spearman {rho:.3f}, geometric-mean relative error "
@@ -286,6 +294,8 @@ def main():
     t.add_argument("--timeout", type=int, default=90, help="seconds for one entry")
     a = sub.add_parser("accuracy")
     a.add_argument("results")
+    a.add_argument("--sass", action="store_true",
+                   help="emulate the SASS (nvcc and nvdisasm needed), not the kernel IR")
     args = parser.parse_args()
     if args.command == "select":
         select(args)

@@ -383,9 +383,9 @@ pub(super) fn compile(
         units.push((result.transformed, generated));
     }
     // With the sensitivity analysis, for the header and for --explain.
-    let estimate = units
-        .first()
-        .map(|(t, g)| crate::emulator::estimate(t, g, device, &[], Detail::Bottleneck, &[]));
+    let estimate = units.first().map(|(t, g)| {
+        crate::emulator::estimate(t, g, device, &[], Detail::Bottleneck, &Default::default())
+    });
     let prediction = estimate.as_ref().map(|e| match e {
         Ok(e) => {
             let slowest = e

@@ -38,32 +38,44 @@ pub(super) fn emulate_command(
     } else {
         ptxas::nvcc()
     };
-    let (registers, registers_note) = match nvcc {
+    let without = |why: &str| ptxas::Native {
+        sass: Err(why.to_string()),
+        ..ptxas::Native::default()
+    };
+    let (mut native, registers_note) = match nvcc {
         None if a.estimate_registers => (
-            Vec::new(),
+            without("--estimate-registers: nvcc not run"),
             "registers estimated (--estimate-registers)".to_string(),
         ),
         None => (
-            Vec::new(),
+            without("nvcc not found"),
             "registers estimated (nvcc not found; scripts/install-cuda-toolchain installs it)"
                 .to_string(),
         ),
-        Some(nvcc) => match ptxas::registers(&nvcc, &compiled.text, &device.arch) {
-            Ok(r) => (r, "registers from ptxas".to_string()),
-            Err(why) => (Vec::new(), format!("registers estimated ({why})")),
+        Some(nvcc) => match ptxas::compile(&nvcc, &compiled.text, &device.arch) {
+            Ok(n) => (n, "registers from ptxas".to_string()),
+            Err(why) => (without(&why), format!("registers estimated ({why})")),
         },
     };
+    if a.ir_streams {
+        native.sass = Err("--ir-streams".to_string());
+    }
+    native.lines = g
+        .kernels
+        .iter()
+        .map(|k| crate::cuda::node_lines(t, k, &compiled.text))
+        .collect();
     // Timed apart: one emulation is what ranking a variant costs, the first in a process
     // (which pays for fresh memory) and the next (as in the ranking of many variants);
     // the sensitivity analysis replays it once per raised latency and gap.
     let time = || {
         let start = std::time::Instant::now();
-        let _ = emulator::estimate(t, g, &device, &[], Detail::Time, &registers);
+        let _ = emulator::estimate(t, g, &device, &[], Detail::Time, &native);
         start.elapsed().as_secs_f64() * 1e3
     };
     let emulation_ms = (time(), time());
     let start = std::time::Instant::now();
-    let e = match emulator::estimate(t, g, &device, &[], Detail::Regions, &registers) {
+    let e = match emulator::estimate(t, g, &device, &[], Detail::Regions, &native) {
         Ok(k) => k,
         Err(why) => {
             let _ = writeln!(
@@ -98,8 +110,9 @@ fn report(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{unit} with {recipe}, on the {}: abstract kernel emulation (seed 000) of instruction streams from the kernel IR; {registers}; an estimate, not a measurement",
-        d.name
+        "{unit} with {recipe}, on the {}: abstract kernel emulation (seed 000) of {}; {registers}; an estimate, not a measurement",
+        d.name,
+        streams(e)
     );
     for k in &e.kernels {
         let w = &k.work;
@@ -187,6 +200,14 @@ fn report(
     s
 }
 
+/// Where the instruction streams came from, in words.
+fn streams(e: &Estimate) -> String {
+    match e.kernels.iter().find_map(|k| k.streams.as_ref().err()) {
+        None => "instruction streams from the SASS (nvdisasm, with .cu lines)".to_string(),
+        Some(why) => format!("instruction streams from the kernel IR ({why})"),
+    }
+}
+
 fn json(
     e: &Estimate,
     d: &crate::device::Device,
@@ -214,6 +235,7 @@ fn json(
                 "waves": k.waves,
                 "registers_per_thread": k.work.registers,
                 "registers_from_ptxas": k.registers_from_ptxas,
+                "instruction_source": if k.streams.is_ok() { "SASS" } else { "kernel IR" },
                 "registers_estimate": k.registers_estimate,
                 "register_copy_words": k.work.register_copy_words,
                 "dram_share": k.dram_share,
@@ -233,7 +255,8 @@ fn json(
         "recipe": recipe,
         "predicted_time_us": e.time_us,
         "bottleneck": e.slowest().and_then(|k| k.bottleneck.as_ref()).map(|b| b.label()),
-        "instruction_source": "kernel IR",
+        "instruction_source": if e.kernels.iter().all(|k| k.streams.is_ok()) { "SASS" } else { "kernel IR" },
+        "instruction_streams": streams(e),
         "registers": if e.kernels.iter().all(|k| k.registers_from_ptxas) { "ptxas" } else { "estimated" },
         "emulation_ms": emulation_ms,
         "second_emulation_ms": again_ms,

@@ -106,6 +106,10 @@ struct EmulateArgs {
     /// count them (the same prediction on every machine).
     #[arg(long)]
     estimate_registers: bool,
+    /// Take the instruction streams from the kernel IR even where the SASS could be read
+    /// (nvcc and nvdisasm installed).
+    #[arg(long)]
+    ir_streams: bool,
     #[command(flatten)]
     target: TargetArgs,
 }

@@ -277,6 +277,30 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
     w.out
 }
 
+/// The `.cu` line (1-based) of each loop and statement instance of kernel `k`'s body, by
+/// node address (as [`crate::emulator::workload::Sink::node`] reports them), in `cu`, the
+/// file that [`super::emit`] wrote: its lines are found in order from the kernel's
+/// signature on. A node whose line is not found is left out.
+pub fn node_lines(t: &Transformed, k: &KernelIr, cu: &str) -> Vec<(usize, u32)> {
+    let mut body = Lines::new(1);
+    write_nodes(&mut body, t, Some(k.kernel), &k.body);
+    let lines: Vec<&str> = cu.lines().collect();
+    let signature = format!("__global__ void {}(", k.name);
+    let Some(mut at) = lines.iter().position(|l| l.starts_with(&signature)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (node, text) in &body.marks {
+        let text = text.trim();
+        if let Some(k) = lines[at..].iter().position(|l| l.trim().starts_with(text)) {
+            at += k;
+            out.push((*node, at as u32 + 1));
+            at += 1;
+        }
+    }
+    out
+}
+
 /// The source text of a local array's declaration (`const float w[3] = {...}`).
 pub(super) fn local_declaration(t: &Transformed, a: ArrayId) -> String {
     let p = &t.program;
@@ -364,6 +388,7 @@ pub(super) fn loop_header(var: &str, init: &Expr, cond: &Expr, step: i64) -> Str
 
 pub(super) fn write_nodes(w: &mut Lines, t: &Transformed, kernel: Option<usize>, nodes: &[Node]) {
     for n in nodes {
+        let at = std::ptr::from_ref(n) as usize;
         match n {
             Node::For {
                 var,
@@ -373,6 +398,7 @@ pub(super) fn write_nodes(w: &mut Lines, t: &Transformed, kernel: Option<usize>,
                 body,
             } => {
                 let head = loop_header(var, init, cond, *step);
+                w.marks.push((at, head.clone()));
                 write_block(w, t, kernel, &head, body);
             }
             Node::If {
@@ -397,7 +423,9 @@ pub(super) fn write_nodes(w: &mut Lines, t: &Transformed, kernel: Option<usize>,
                 }
             }
             Node::Instance { statement, args } => {
-                w.line(&instance_text(t, kernel, *statement, args))
+                let text = instance_text(t, kernel, *statement, args);
+                w.marks.push((at, text.clone()));
+                w.line(&text)
             }
             Node::Launch { .. } => unreachable!("launches are host code"),
         }

@@ -21,6 +21,7 @@ use crate::poly::{Array, ArrayId, ArrayKind};
 use crate::transform::datacopy::Memory;
 use crate::transform::{Placement, StmtKind, Transformed};
 use host::{host_text, write_host_nodes};
+pub use kernel::node_lines;
 use kernel::{kernel_text, local_declaration, write_nodes};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -201,6 +202,8 @@ fn kernel_uses_floord(k: &KernelIr) -> bool {
 struct Lines {
     out: String,
     indent: usize,
+    /// The IR nodes written (their addresses), each with the text of its first line.
+    marks: Vec<(usize, String)>,
 }
 
 impl Lines {
@@ -208,6 +211,7 @@ impl Lines {
         Lines {
             out: String::new(),
             indent,
+            marks: Vec::new(),
         }
     }
 

@@ -3,8 +3,9 @@
 //! streams of [`super::streams`], and the time is scaled by the number of waves of blocks
 //! the grid needs; then by the launches around the kernel.
 
-use super::ptxas::KernelRegisters;
+use super::ptxas::Native;
 use super::saake::{self, Bottleneck, RegionSensitivity, Resource, Sensitivity, Workload};
+use super::sass;
 use super::streams::{self, InstructionCount, StreamBuilder};
 use super::workload::{self, KernelWork};
 use super::Detail;
@@ -40,6 +41,8 @@ pub struct KernelEmulation {
     pub registers_from_ptxas: bool,
     /// gpucc's own estimate of the registers per thread, whatever was used.
     pub registers_estimate: i64,
+    /// Where the instruction streams come from: `Ok` the SASS, `Err` why the kernel IR.
+    pub streams: Result<(), String>,
 }
 
 impl KernelEmulation {
@@ -62,15 +65,15 @@ pub fn resources(device: &Device) -> Vec<Resource> {
 }
 
 /// Emulates every kernel of `g` on `device` (symbolic sizes at `sizes`), with the
-/// sensitivity analysis as `detail` asks; `registers` overrides the estimated registers
-/// of the kernels it names.
+/// sensitivity analysis as `detail` asks; `native` (from NVIDIA's toolchain) overrides the
+/// estimated registers of the kernels it names and gives their SASS streams.
 pub fn emulate(
     t: &Transformed,
     g: &Generated,
     device: &Device,
     sizes: &[(String, i64)],
     detail: Detail,
-    registers: &[KernelRegisters],
+    native: &Native,
 ) -> Result<Vec<KernelEmulation>, String> {
     let resources = resources(device);
     let l = &device.limits;
@@ -78,7 +81,7 @@ pub fn emulate(
     for site in workload::sites(t, g, sizes) {
         let mut work = site.work(t, g);
         let registers_estimate = work.registers;
-        let counted = registers.iter().find(|r| r.name == work.name);
+        let counted = native.registers.iter().find(|r| r.name == work.name);
         if let Some(r) = counted {
             work.registers = r.registers;
         }
@@ -105,11 +108,19 @@ pub fn emulate(
         let l1_bytes = (l.l1_shared_bytes_per_sm - resident * work.shared_bytes).max(0) as f64
             / resident as f64;
         let mut builder = StreamBuilder::new(dram_share, l1_bytes);
-        site.walk(t, g, &mut builder);
-        builder.hoist_loads(LOAD_WINDOW);
-        let mut count = InstructionCount::default();
-        site.walk(t, g, &mut count);
-        let scale = streams::scale(count.0, builder.stream.len());
+        let from_sass = sass_stream(t, g, &site, native, &work.name, &mut builder);
+        let total = match &from_sass {
+            Ok(total) => *total,
+            Err(_) => {
+                builder = StreamBuilder::new(dram_share, l1_bytes);
+                site.walk(t, g, &mut builder);
+                builder.hoist_loads(LOAD_WINDOW);
+                let mut count = InstructionCount::default();
+                site.walk(t, g, &mut count);
+                count.0
+            }
+        };
+        let scale = streams::scale(total, builder.stream.len());
         let w = Workload {
             stream: &builder.stream,
             warps_per_block: warps_per_block as usize,
@@ -170,9 +181,34 @@ pub fn emulate(
             registers_from_ptxas: counted.is_some(),
             registers_estimate,
             work,
+            streams: from_sass.map(|_| ()),
         });
     }
     Ok(out)
+}
+
+/// Builds kernel `name`'s stream from its SASS into `b`; the whole stream's length, or why
+/// there is no SASS stream.
+fn sass_stream(
+    t: &Transformed,
+    g: &Generated,
+    site: &workload::Site,
+    native: &Native,
+    name: &str,
+    b: &mut StreamBuilder,
+) -> Result<f64, String> {
+    let kernels = native.sass.as_ref().map_err(Clone::clone)?;
+    let k = kernels
+        .iter()
+        .find(|k| k.name == name)
+        .ok_or_else(|| format!("no SASS for kernel `{name}`"))?;
+    let nodes = native.lines.get(site.kernel).cloned().unwrap_or_default();
+    if nodes.is_empty() {
+        return Err("the kernel's lines were not found in the .cu".to_string());
+    }
+    let mut lines = sass::Lines::new(nodes);
+    site.walk(t, g, &mut lines);
+    sass::stream(k, &lines, b)
 }
 
 /// The share of a launch's global sectors that DRAM serves; L2 serves the rest. The

@@ -9,6 +9,7 @@
 pub mod kernel;
 pub mod ptxas;
 pub mod saake;
+pub mod sass;
 pub mod streams;
 pub mod workload;
 
@@ -46,17 +47,18 @@ impl Estimate {
 
 /// Predicts the time of `t` as generated in `g` on `device`, with symbolic sizes at
 /// `sizes`, with each kernel's sensitivities as `detail` asks;
-/// `registers` gives kernels' registers per thread as ptxas counted them (the others
-/// are estimated). `Err` names a kernel whose blocks do not fit on an SM.
+/// `native` gives kernels' registers per thread as ptxas counted them (the others are
+/// estimated) and their SASS (else streams come from the kernel IR). `Err` names a kernel
+/// whose blocks do not fit on an SM.
 pub fn estimate(
     t: &Transformed,
     g: &Generated,
     device: &Device,
     sizes: &[(String, i64)],
     detail: Detail,
-    registers: &[ptxas::KernelRegisters],
+    native: &ptxas::Native,
 ) -> Result<Estimate, String> {
-    let kernels = kernel::emulate(t, g, device, sizes, detail, registers)?;
+    let kernels = kernel::emulate(t, g, device, sizes, detail, native)?;
     Ok(Estimate {
         time_us: kernels.iter().map(|k| k.time_us).sum(),
         kernels,

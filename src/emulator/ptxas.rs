@@ -30,34 +30,82 @@ pub struct KernelRegisters {
     pub spill_bytes: i64,
 }
 
-/// Compiles `cu` (a whole `.cu` file) for `arch` with `nvcc` and returns each kernel's
-/// registers; `Err` says why not (nvcc's own message when it refuses the file).
-pub fn registers(nvcc: &Path, cu: &str, arch: &str) -> Result<Vec<KernelRegisters>, String> {
+/// What NVIDIA's toolchain says about the kernels of a `.cu` file.
+#[derive(Clone, Debug)]
+pub struct Native {
+    /// Each kernel's registers, as ptxas counted them.
+    pub registers: Vec<KernelRegisters>,
+    /// Each kernel's SASS with its `.cu` lines, or why there is none.
+    pub sass: Result<Vec<super::sass::Kernel>, String>,
+    /// Per kernel of the program (in [`crate::codegen::ir::Generated::kernels`]): the
+    /// `.cu` line of each loop and statement of its IR, by node
+    /// ([`crate::cuda::node_lines`], which the caller, holding the `.cu`, fills in).
+    pub lines: Vec<Vec<(usize, u32)>>,
+}
+
+impl Default for Native {
+    fn default() -> Native {
+        Native {
+            registers: Vec::new(),
+            sass: Err("NVIDIA's toolchain was not used".to_string()),
+            lines: Vec::new(),
+        }
+    }
+}
+
+/// Compiles `cu` (a whole `.cu` file) for `arch` with `nvcc` (`-lineinfo`, which leaves
+/// the code as it is) and returns each kernel's registers and its SASS (`nvdisasm`, next
+/// to nvcc); `Err` says why not (nvcc's own message when it refuses the file).
+pub fn compile(nvcc: &Path, cu: &str, arch: &str) -> Result<Native, String> {
     // One directory per call: several compilations may run at once in one process.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("gpucc-ptxas-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let source = dir.join("kernels.cu");
+    let cubin = dir.join("kernels.cubin");
     let result = std::fs::write(&source, cu)
         .map_err(|e| format!("cannot write {}: {e}", source.display()))
         .and_then(|()| {
             Command::new(nvcc)
                 .arg(format!("-arch={arch}"))
-                .args(["-cubin", "-Xptxas", "-v", "-o"])
-                .arg(dir.join("kernels.cubin"))
+                .args(["-cubin", "-lineinfo", "-Xptxas", "-v", "-o"])
+                .arg(&cubin)
                 .arg(&source)
                 .output()
                 .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))
+        })
+        .and_then(|out| {
+            let report = String::from_utf8_lossy(&out.stderr).to_string();
+            if !out.status.success() {
+                let first = report.lines().find(|l| l.contains("error")).unwrap_or("");
+                return Err(format!("nvcc refused the generated code: {first}"));
+            }
+            Ok(Native {
+                registers: parse(&report),
+                sass: disassemble(nvcc, &cubin),
+                lines: Vec::new(),
+            })
         });
     let _ = std::fs::remove_dir_all(&dir);
-    let out = result?;
-    let report = String::from_utf8_lossy(&out.stderr);
+    result
+}
+
+/// Each kernel's SASS in `cubin`, by `nvdisasm -c -g`.
+fn disassemble(nvcc: &Path, cubin: &Path) -> Result<Vec<super::sass::Kernel>, String> {
+    let nvdisasm = nvcc.with_file_name("nvdisasm");
+    let out = Command::new(&nvdisasm)
+        .args(["-c", "-g"])
+        .arg(cubin)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", nvdisasm.display()))?;
     if !out.status.success() {
-        let first = report.lines().find(|l| l.contains("error")).unwrap_or("");
-        return Err(format!("nvcc refused the generated code: {first}"));
+        return Err(format!(
+            "nvdisasm failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
     }
-    Ok(parse(&report))
+    Ok(super::sass::parse(&String::from_utf8_lossy(&out.stdout)))
 }
 
 /// Reads ptxas's `-v` report: an `entry function` line names a kernel (mangled), the
@@ -85,7 +133,7 @@ fn parse(report: &str) -> Vec<KernelRegisters> {
 }
 
 /// The function name in an Itanium-mangled `_Z<len><name>...`, or the text itself.
-fn demangle(mangled: &str) -> String {
+pub(super) fn demangle(mangled: &str) -> String {
     let Some(rest) = mangled.strip_prefix("_Z") else {
         return mangled.to_string();
     };
@@ -140,7 +188,7 @@ ptxas info    : Used 255 registers
 
     #[test]
     fn a_missing_nvcc_is_an_error_not_a_panic() {
-        let e = registers(Path::new("/no/such/nvcc"), "", "sm_90").unwrap_err();
+        let e = compile(Path::new("/no/such/nvcc"), "", "sm_90").unwrap_err();
         assert!(e.starts_with("cannot run /no/such/nvcc"), "{e}");
     }
 

@@ -84,7 +84,7 @@ impl StreamBuilder {
         }
     }
 
-    fn push(&mut self, resource: usize, deps: Vec<usize>, count: u32) -> usize {
+    pub(super) fn push(&mut self, resource: usize, deps: Vec<usize>, count: u32) -> usize {
         self.stream.push(Instr::Op {
             resource,
             deps,
@@ -168,7 +168,7 @@ impl StreamBuilder {
         self.stream = stream;
     }
 
-    fn memory(&mut self, m: Mem, after: Vec<usize>) -> usize {
+    pub(super) fn memory(&mut self, m: Mem, after: Vec<usize>) -> usize {
         match m {
             Mem::Global {
                 sectors,

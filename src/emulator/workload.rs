@@ -118,6 +118,11 @@ pub trait Sink {
     /// The events that follow belong to the code region `name` (a statement, a copy,
     /// the loops' control), for the region-wise sensitivity.
     fn region(&mut self, _name: &dyn Fn() -> String) {}
+    /// A counting walk reaches `node` of the kernel IR (its address, which
+    /// [`crate::cuda::node_lines`] maps to its `.cu` line), `entries` times per thread: a
+    /// loop of `trip` iterations per entry, or a statement (`trip` `None`) whose elements
+    /// are `words` 32-bit words wide, its events following.
+    fn node(&mut self, _node: usize, _entries: f64, _trip: Option<f64>, _words: f64) {}
 }
 
 impl Sink for Counts {
@@ -769,6 +774,7 @@ impl Walker<'_> {
                         if let Some(m) = mid {
                             inner.set(var, m);
                         }
+                        sink.node(std::ptr::from_ref(n) as usize, mult, Some(count), 0.0);
                         sink.region(&|| "control flow".to_string());
                         sink.loop_iteration(mult * count);
                         self.nodes(body, &mut inner, mult * count, sink);
@@ -823,12 +829,27 @@ impl Walker<'_> {
                     }
                 }
                 Node::Instance { statement, args } => {
+                    if !sink.expands() {
+                        let words = self.words(*statement);
+                        sink.node(std::ptr::from_ref(n) as usize, mult, None, words);
+                    }
                     self.instance(*statement, args, env, mult, sink);
                     sink.end_instance();
                 }
                 Node::Launch { .. } => {}
             }
         }
+    }
+
+    /// The 32-bit words of the elements statement `s` moves (0 for a barrier).
+    fn words(&self, s: usize) -> f64 {
+        let p = &self.t.program;
+        let array = match self.t.statements[s].kind {
+            StmtKind::Sync => return 0.0,
+            StmtKind::CopyIn(k) | StmtKind::CopyOut(k) => self.t.copies[k].array,
+            StmtKind::Compute(id) => p.accesses[p.statements[id].write].array,
+        };
+        (p.arrays[array].elem.size_bytes() as f64 / 4.0).max(1.0)
     }
 
     /// Whether `nodes` run a statement of a kind `wanted` accepts.

@@ -398,7 +398,14 @@ fn compile_and_estimate(
     if let Some(w) = g.warnings.first() {
         return Err(w.clone());
     }
-    emulator::estimate(&t, &g, device, sizes, emulator::Detail::Time, &[])
+    emulator::estimate(
+        &t,
+        &g,
+        device,
+        sizes,
+        emulator::Detail::Time,
+        &Default::default(),
+    )
 }
 
 fn first_message(d: &[crate::diag::Diagnostic]) -> String {
