@@ -2,7 +2,9 @@
 //! (benchmarks/calibrate.py; the file named by benchmarks/calibration/accuracy.json) is
 //! emulated as the strategy generator ranks it, and the Spearman rank correlation and the
 //! geometric-mean relative error of the predictions must be no worse than the figures
-//! recorded with the data (`calibrate.py accuracy`).
+//! recorded with the data (`calibrate.py accuracy`): with instruction streams from the
+//! kernel IR (as the strategy generator ranks), and from the SASS where nvcc is installed
+//! (`calibrate.py accuracy --sass`).
 
 use crate::harness::gpucc;
 use std::path::Path;
@@ -49,8 +51,23 @@ fn json(path: &Path) -> serde_json::Value {
 
 #[test]
 fn the_emulator_ranks_and_predicts_the_h100_timings_as_recorded() {
+    against_the_timings("accuracy.json", "--estimate-registers");
+}
+
+#[test]
+fn the_emulator_on_sass_streams_ranks_and_predicts_the_h100_timings_as_recorded() {
+    if crate::harness::nvcc().is_none() {
+        eprintln!("nvcc not found: the SASS streams' accuracy is not checked");
+        return;
+    }
+    against_the_timings("accuracy-sass.json", "");
+}
+
+/// Emulates every timed entry (`mode`: `gpucc emulate`'s option, or none) and holds the
+/// figures to those recorded in `benchmarks/calibration/<recorded>`.
+fn against_the_timings(recorded: &str, mode: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let recorded = json(&root.join("benchmarks/calibration/accuracy.json"));
+    let recorded = json(&root.join("benchmarks/calibration").join(recorded));
     let results = json(&root.join(recorded["results"].as_str().unwrap()));
     let entries = results["entries"].as_array().unwrap();
     assert!(entries.len() >= 60, "{} timed variants", entries.len());
@@ -83,7 +100,10 @@ fn the_emulator_ranks_and_predicts_the_h100_timings_as_recorded() {
                 for p in strings(&e["params"]) {
                     args.extend(["-P".to_string(), p]);
                 }
-                args.extend(["--estimate-registers".to_string(), "--json".to_string()]);
+                args.push("--json".to_string());
+                if !mode.is_empty() {
+                    args.push(mode.to_string());
+                }
                 let (code, out, err) = gpucc(&args);
                 assert_eq!(code, 0, "{args:?}: {err}");
                 let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -109,7 +129,7 @@ fn the_emulator_ranks_and_predicts_the_h100_timings_as_recorded() {
         recorded["geomean_relative_error"].as_f64().unwrap(),
     );
     eprintln!(
-        "calibration: {} variants on {}: Spearman {rho:.4} (recorded {want_rho}, target 0.85), geometric-mean relative error {geomean:.4} (recorded {want_error}, target 0.15)",
+        "calibration ({mode}): {} variants on {}: Spearman {rho:.4} (recorded {want_rho}, target 0.85), geometric-mean relative error {geomean:.4} (recorded {want_error}, target 0.15)",
         measured.len(),
         results["device"]
     );

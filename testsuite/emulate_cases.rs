@@ -8,7 +8,7 @@ use crate::harness::{case_args, case_files, gpucc, nvcc, relative};
 
 fn emulate_json(args: &[&str]) -> serde_json::Value {
     let mut v = vec!["emulate".to_string()];
-    v.extend(args.iter().map(|s| s.to_string()));
+    v.extend(args.iter().filter(|s| !s.is_empty()).map(|s| s.to_string()));
     v.push("--json".into());
     let (code, out, err) = gpucc(&v);
     assert_eq!(code, 0, "{err}");
@@ -47,6 +47,13 @@ fn emulate_reports_for_the_shipped_recipes() {
 
 #[test]
 fn the_tiled_sgemm_beats_one_element_per_thread_and_both_name_a_bottleneck() {
+    // Streams from the SASS (where nvcc is installed) and from the kernel IR.
+    for streams in ["--ir-streams", ""] {
+        tiled_beats_naive(streams);
+    }
+}
+
+fn tiled_beats_naive(streams: &str) {
     // At 1024 x 1024: at the file's 128, the tiled recipe's 16 blocks leave most of the
     // 132 SMs idle and one element per thread is predicted faster, as it would be.
     let tiled = emulate_json(&[
@@ -55,6 +62,7 @@ fn the_tiled_sgemm_beats_one_element_per_thread_and_both_name_a_bottleneck() {
         "N=1024",
         "--recipe",
         "recipes/sgemm.lua",
+        streams,
     ]);
     let naive = emulate_json(&[
         "testsuite/cuda/sgemm.c",
@@ -62,11 +70,13 @@ fn the_tiled_sgemm_beats_one_element_per_thread_and_both_name_a_bottleneck() {
         "N=1024",
         "--recipe",
         "testsuite/emulate/sgemm_one_per_thread.lua",
+        streams,
     ]);
     let time = |v: &serde_json::Value| v["predicted_time_us"].as_f64().unwrap();
     assert!(
         time(&tiled) < time(&naive),
-        "tiled {} us, naive {} us",
+        "{}: tiled {} us, naive {} us",
+        tiled["instruction_streams"],
         time(&tiled),
         time(&naive)
     );
@@ -103,6 +113,32 @@ fn registers_come_from_ptxas_when_nvcc_is_installed() {
     let k = &v["kernels"][0];
     assert_eq!(k["registers_from_ptxas"], true, "{v}");
     assert!(k["registers_per_thread"].as_i64().unwrap() > 0, "{v}");
+}
+
+#[test]
+fn streams_come_from_the_sass_when_nvcc_is_installed() {
+    let args = ["testsuite/cuda/sgemm.c", "--recipe", "recipes/sgemm.lua"];
+    let source = |extra: &[&str]| {
+        let v = emulate_json(&[&args[..], extra].concat());
+        (
+            v["instruction_source"].as_str().unwrap().to_string(),
+            v["instruction_streams"].as_str().unwrap().to_string(),
+        )
+    };
+    let (ir, why) = source(&["--ir-streams"]);
+    assert_eq!(
+        (ir.as_str(), why.contains("--ir-streams")),
+        ("kernel IR", true),
+        "{why}"
+    );
+    let (ir, why) = source(&["--estimate-registers"]);
+    assert_eq!(ir, "kernel IR", "{why}");
+    if nvcc().is_none() {
+        eprintln!("nvcc not found: SASS streams not checked");
+        return;
+    }
+    let (sass, why) = source(&[]);
+    assert_eq!(sass, "SASS", "{why}");
 }
 
 #[test]

@@ -91,11 +91,11 @@ pub fn compile(nvcc: &Path, cu: &str, arch: &str) -> Result<Native, String> {
     result
 }
 
-/// Each kernel's SASS in `cubin`, by `nvdisasm -c -g`.
+/// Each kernel's SASS in `cubin`, by `nvdisasm -c -gi` (with `.cu` lines).
 fn disassemble(nvcc: &Path, cubin: &Path) -> Result<Vec<super::sass::Kernel>, String> {
     let nvdisasm = nvcc.with_file_name("nvdisasm");
     let out = Command::new(&nvdisasm)
-        .args(["-c", "-g"])
+        .args(["-c", "-gi"])
         .arg(cubin)
         .output()
         .map_err(|e| format!("cannot run {}: {e}", nvdisasm.display()))?;

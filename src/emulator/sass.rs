@@ -1,7 +1,7 @@
 //! Instruction streams from the variant's SASS, when NVIDIA's toolchain is installed
 //! (seed 000 §4 emulates the instructions the GPU runs; the kernel IR only approximates
 //! them). The `.cu` is compiled with `-lineinfo` ([`super::ptxas::compile`]) and
-//! `nvdisasm -c -g` prints each kernel's instructions with the `.cu` line they come
+//! `nvdisasm -c -gi` prints each kernel's instructions with the `.cu` line they come
 //! from. Then:
 //!
 //! - every instruction goes to a pipe by its opcode ([`Kind`]) and waits for the
@@ -84,9 +84,9 @@ pub struct Kernel {
 /// and the label each instruction branches to.
 type Parsing = (Kernel, Vec<(String, usize)>, Vec<Option<String>>);
 
-/// Reads `nvdisasm -c -g`: a `.text.<mangled name>:` label starts a kernel, `//## File
-/// "...", line N` sets the line of the instructions that follow, `.L_x_N:` labels what
-/// branches name.
+/// Reads `nvdisasm -c -gi`: a `.text.<mangled name>:` label starts a kernel, `//## File
+/// "...", line N` (with ` inlined at "...", line M` for inlined functions) sets the `.cu`
+/// line of the instructions that follow, `.L_x_N:` labels what branches name.
 pub fn parse(text: &str) -> Vec<Kernel> {
     let mut kernels = Vec::new();
     let mut current: Option<Parsing> = None;
@@ -119,11 +119,16 @@ pub fn parse(text: &str) -> Vec<Kernel> {
         let Some((kernel, labels, targets)) = current.as_mut() else {
             continue;
         };
-        if let Some(file) = l.strip_prefix("//## File \"") {
-            // Lines of headers (`__ldg` inlined from sm_32_intrinsics.hpp) belong to the
-            // `.cu` line that calls them.
-            if file.split('"').next().is_some_and(|f| f.ends_with(".cu")) {
-                line = file
+        if let Some(place) = l.strip_prefix("//## File ") {
+            // `-gi`: a header's line (`__ldg` from sm_32_intrinsics.hpp) says where it
+            // was inlined; the outermost place is the `.cu` line.
+            let outer = place.rsplit(" inlined at ").next().unwrap_or(place);
+            let (file, rest) = outer
+                .trim_start_matches('"')
+                .split_once('"')
+                .unwrap_or(("", ""));
+            if file.ends_with(".cu") {
+                line = rest
                     .split(", line ")
                     .nth(1)
                     .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
@@ -336,11 +341,13 @@ fn work(i: &Instruction) -> f64 {
     }
 }
 
-/// The stream entries an instruction makes: a memory access is an issue and a pass
-/// through its memory pipe.
+/// The stream entries an instruction makes: a global access is an issue and a pass
+/// through its memory pipe (a shared-memory access only the pass, as in IR streams).
 fn entries(k: Kind) -> f64 {
     match k {
-        Kind::Load(_) | Kind::Store(_) | Kind::Atomic | Kind::Shuffle => 2.0,
+        Kind::Load(Space::Global) | Kind::Store(Space::Global) | Kind::Atomic | Kind::Shuffle => {
+            2.0
+        }
         Kind::Skip => 0.0,
         _ => 1.0,
     }
@@ -835,5 +842,254 @@ fn widen(m: Mem, scale: f64) -> Mem {
             read_only,
         },
         m => m,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator::saake::Instr;
+    use crate::emulator::streams::DRAM;
+
+    /// A kernel as nvdisasm prints it: a loop at line 10 (`for`) whose body, line 11,
+    /// loads with `__ldg` (a header's line, credited to line 11) and accumulates with four
+    /// FFMAs (ptxas unrolled it four times); the result stored at line 12.
+    const SASS: &str = r#"
+//--------------------- .text._Z1kPKfPf --------------------------
+	.section	.text._Z1kPKfPf,"ax",@progbits
+_Z1kPKfPf:
+.text._Z1kPKfPf:
+	//## File "/tmp/kernels.cu", line 9
+        /*0000*/                   S2R R7, SR_TID.X ;
+        /*0010*/                   BSSY B0, `(.L_x_1) ;
+        /*0020*/                   IMAD.WIDE R2, R7, 0x4, R4 ;
+        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;
+.L_x_0:
+	//## File "/usr/include/sm_32_intrinsics.hpp", line 134 inlined at "/tmp/kernels.cu", line 11
+        /*0040*/              @!P0 LDG.E.CONSTANT R11, desc[UR4][R2.64] ;
+	//## File "/tmp/kernels.cu", line 11
+        /*0050*/                   LDS.128 R12, [R0] ;
+        /*0060*/                   FFMA R9, R11, R12, R9 ;
+        /*0070*/                   FFMA R9, R11, R13, R9 ;
+        /*0080*/                   FFMA R9, R11, R14, R9 ;
+        /*0090*/                   FFMA R9, R11, R15, R9 ;
+	//## File "/tmp/kernels.cu", line 10
+        /*00a0*/                   IADD3 R2, P1, R2, 0x40, RZ ;
+        /*00b0*/                   ISETP.NE.AND P2, PT, R2, R6, PT ;
+        /*00c0*/               @P2 BRA `(.L_x_0) ;
+.L_x_1:
+	//## File "/tmp/kernels.cu", line 12
+        /*00d0*/                   STG.E desc[UR4][R4.64], R9 ;
+        /*00e0*/                   EXIT ;
+.L_x_2:
+        /*00f0*/                   BRA `(.L_x_2);
+"#;
+
+    fn kernel() -> Kernel {
+        let mut k = parse(SASS);
+        assert_eq!(k.len(), 1);
+        k.remove(0)
+    }
+
+    /// The IR's view of the kernel: `iterations` of the loop at line 10, each one instance
+    /// of line 11, then the store at line 12.
+    fn lines(iterations: f64) -> Lines {
+        let global = Mem::Global {
+            sectors: 32.0,
+            array: Some(0),
+            l1: L1::default(),
+            read_only: true,
+        };
+        let mut l = Lines::new(Vec::new());
+        l.lines = vec![
+            LineWork {
+                line: 10,
+                loop_trip: Some((1.0, iterations)),
+                ..LineWork::default()
+            },
+            // Per instance: a global load and a shared load of one word, an FMA (2).
+            LineWork {
+                line: 11,
+                instances: iterations,
+                work: 4.0,
+                words: 1.0,
+                region: "statement at line 3".to_string(),
+                global_loads: vec![global],
+                shared_loads: vec![1.0],
+                ..LineWork::default()
+            },
+            LineWork {
+                line: 12,
+                instances: 1.0,
+                work: 1.0,
+                words: 1.0,
+                global_stores: vec![Mem::Global {
+                    sectors: 4.0,
+                    array: Some(1),
+                    l1: L1::default(),
+                    read_only: false,
+                }],
+                ..LineWork::default()
+            },
+        ];
+        l
+    }
+
+    #[test]
+    fn reads_instructions_lines_registers_and_branch_targets() {
+        let k = kernel();
+        assert_eq!(k.name, "k");
+        let ins = &k.instructions;
+        assert_eq!(ins.len(), 16);
+        let r = |n: u16| n;
+        let p = |n: u16| PREDICATES + n;
+        // BSSY names a reconvergence point, not a jump.
+        assert_eq!((ins[1].kind, ins[1].target), (Kind::Branch, None));
+        // A 64-bit result writes a register pair.
+        assert_eq!(ins[2].writes, vec![r(2), r(3)]);
+        // ISETP writes its predicate (PT is no register) and reads R7.
+        assert_eq!(
+            (ins[3].writes.clone(), ins[3].reads.clone()),
+            (vec![p(0)], vec![r(7)])
+        );
+        // A guarded load through a header's line keeps the `.cu` line; it reads its
+        // address pair, the uniform descriptor and its guard.
+        let load = &ins[4];
+        assert_eq!(load.line, Some(11));
+        assert!(load.guarded);
+        assert_eq!(load.kind, Kind::Load(Space::Global));
+        assert_eq!(load.writes, vec![r(11)]);
+        assert_eq!(load.reads, vec![r(2), r(3), p(0), UNIFORM + 4]);
+        // A 128-bit shared load: four registers, four words.
+        assert_eq!(
+            (ins[5].writes.clone(), ins[5].words),
+            (vec![12, 13, 14, 15], 4)
+        );
+        // IADD3 with a carry out writes the register and the predicate.
+        assert_eq!(ins[10].writes, vec![r(2), p(1)]);
+        assert_eq!(
+            (ins[12].kind, ins[12].target, ins[12].line),
+            (Kind::Branch, Some(4), Some(10))
+        );
+        assert_eq!(ins[13].kind, Kind::Store(Space::Global));
+        assert_eq!(ins[14].kind, Kind::Exit);
+    }
+
+    #[test]
+    fn a_loop_runs_the_ir_trip_count_over_the_unroll_factor() {
+        // Four instances of line 11 per SASS iteration (four FFMAs, four words of LDS,
+        // one of LDG: 13 of work against 4 per instance, 3.25, the divisor of 64 nearest
+        // it is 4): 64 iterations of the IR loop are 16 of the SASS loop.
+        let loops = loops(&kernel(), &lines(64.0)).unwrap();
+        assert_eq!(loops.len(), 1, "the end-of-code trap is no loop");
+        assert_eq!((loops[0].head, loops[0].back), (4, 12));
+        assert_eq!(loops[0].trips, 16.0);
+        assert!(loops[0].mapped);
+    }
+
+    #[test]
+    fn the_stream_follows_ptxas_order_and_register_dependences() {
+        let mut b = StreamBuilder::new(1.0, 0.0);
+        let total = stream(&kernel(), &lines(64.0), &mut b).unwrap();
+        // 16 iterations of the loop's 9 instructions (a global load: 2 entries), and the
+        // rest once: S2R, BSSY, IMAD, ISETP; STG (2), EXIT, the trap.
+        let per_iteration = 2.0 + 1.0 + 4.0 + 3.0;
+        assert_eq!(total, 4.0 + 16.0 * per_iteration + 4.0);
+        assert_eq!(b.stream.len() as f64, total - 2.0, "EXIT ends the walk");
+        let fp32: Vec<&Instr> = b
+            .stream
+            .iter()
+            .filter(|i| matches!(i, Instr::Op { resource: FP32, .. }))
+            .collect();
+        // IMAD runs on the FMA pipe too.
+        assert_eq!(fp32.len(), 1 + 16 * 4);
+        // The first FFMA waits for the global load (DRAM) and the shared load.
+        let first = b
+            .stream
+            .iter()
+            .position(|i| matches!(i, Instr::Op { resource: FP32, deps, .. } if deps.len() == 2))
+            .unwrap();
+        let Instr::Op { deps, .. } = &b.stream[first] else {
+            unreachable!()
+        };
+        let pipes: Vec<usize> = deps
+            .iter()
+            .map(|&d| match &b.stream[d] {
+                Instr::Op { resource, .. } => *resource,
+                Instr::Barrier => usize::MAX,
+            })
+            .collect();
+        assert_eq!(pipes, vec![DRAM, SHARED]);
+        // The 128-bit shared load costs four passes; the global load the line's 32 sectors.
+        assert!(b.stream.iter().any(|i| matches!(
+            i,
+            Instr::Op {
+                resource: SHARED,
+                count: 4,
+                ..
+            }
+        )));
+        assert!(b.stream.iter().any(|i| matches!(
+            i,
+            Instr::Op {
+                resource: DRAM,
+                count: 32,
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn a_guarded_branch_skips_unrolled_code_the_thread_has_no_instances_for() {
+        // One instance of line 11 in all: the unrolled loop (four per iteration) is more
+        // than the thread does; the loop itself runs its one iteration when entered, but
+        // a guard before it that skips it is taken.
+        let text = SASS.replace(
+            "        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;\n",
+            "        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;\n        /*0038*/               @P0 BRA `(.L_x_1) ;\n",
+        );
+        let k = parse(&text).remove(0);
+        let count = |iterations: f64| {
+            let mut b = StreamBuilder::new(1.0, 0.0);
+            stream(&k, &lines(iterations), &mut b).unwrap();
+            b.stream
+                .iter()
+                .filter(|i| matches!(i, Instr::Op { resource: FP32, .. }))
+                .count()
+        };
+        assert_eq!(count(1.0), 1, "only the IMAD: the loop is skipped");
+        assert_eq!(
+            count(64.0),
+            1 + 64,
+            "the guard falls through: 16 iterations of 4"
+        );
+    }
+
+    #[test]
+    fn unroll_factors_snap_to_divisors_of_a_known_trip_count() {
+        assert_eq!(nearest_divisor(13.8, 512.0), 16.0);
+        assert_eq!(nearest_divisor(3.25, 64.0), 4.0);
+        assert_eq!(nearest_divisor(2.6, 20.5), 3.0, "an average count: rounded");
+        assert_eq!(nearest_divisor(0.4, 8.0), 1.0);
+    }
+
+    #[test]
+    fn opcodes_go_to_their_pipes() {
+        for (op, kind) in [
+            ("FFMA", Kind::Fp32),
+            ("IMAD.WIDE.U32", Kind::Fp32),
+            ("DFMA", Kind::Fp64),
+            ("IADD3.X", Kind::Int),
+            ("LOP3.LUT", Kind::Int),
+            ("MUFU.EX2", Kind::Special),
+            ("LDG.E.128.CONSTANT", Kind::Load(Space::Global)),
+            ("STS.64", Kind::Store(Space::Shared)),
+            ("LDL", Kind::Load(Space::Local)),
+            ("RED.E.ADD.F32.FTZ.RN", Kind::Atomic),
+            ("BAR.SYNC.DEFER_BLOCKING", Kind::Barrier),
+            ("NOP", Kind::Skip),
+        ] {
+            assert_eq!(super::kind(op), kind, "{op}");
+        }
     }
 }
