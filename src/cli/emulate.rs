@@ -60,11 +60,13 @@ pub(super) fn emulate_command(
     if a.ir_streams {
         native.sass = Err("--ir-streams".to_string());
     }
-    native.lines = g
-        .kernels
-        .iter()
-        .map(|k| crate::cuda::node_lines(t, k, &compiled.text))
-        .collect();
+    if native.sass.is_ok() {
+        native.lines = g
+            .kernels
+            .iter()
+            .map(|k| crate::cuda::node_lines(t, k, &compiled.text))
+            .collect();
+    }
     // Timed apart: one emulation is what ranking a variant costs, the first in a process
     // (which pays for fresh memory) and the next (as in the ranking of many variants);
     // the sensitivity analysis replays it once per raised latency and gap.

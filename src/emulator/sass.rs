@@ -369,8 +369,20 @@ pub struct LineWork {
     /// The costs of its accesses, in order.
     pub global_loads: Vec<Mem>,
     pub global_stores: Vec<Mem>,
-    pub shared_loads: Vec<f64>,
-    pub shared_stores: Vec<f64>,
+    pub shared_loads: Vec<Mem>,
+    pub shared_stores: Vec<Mem>,
+}
+
+impl LineWork {
+    /// The accesses of one kind, in order.
+    fn accesses(&self, space: Space, store: bool) -> &[Mem] {
+        match (space, store) {
+            (Space::Global, false) => &self.global_loads,
+            (Space::Global, true) => &self.global_stores,
+            (_, false) => &self.shared_loads,
+            (_, true) => &self.shared_stores,
+        }
+    }
 }
 
 /// Collects [`LineWork`] from a counting walk of the kernel IR, given the `.cu` line of
@@ -380,7 +392,6 @@ pub struct Lines {
     pub lines: Vec<LineWork>,
     /// The line of the node being walked, and its instances.
     current: Option<(usize, f64)>,
-    region: String,
 }
 
 impl Lines {
@@ -389,7 +400,6 @@ impl Lines {
             nodes,
             lines: Vec::new(),
             current: None,
-            region: String::new(),
         }
     }
 
@@ -418,8 +428,8 @@ impl Lines {
         match (m, store) {
             (Mem::Global { .. }, false) => l.global_loads.push(m),
             (Mem::Global { .. }, true) => l.global_stores.push(m),
-            (Mem::Shared { wavefronts }, false) => l.shared_loads.push(wavefronts),
-            (Mem::Shared { wavefronts }, true) => l.shared_stores.push(wavefronts),
+            (Mem::Shared { .. }, false) => l.shared_loads.push(m),
+            (Mem::Shared { .. }, true) => l.shared_stores.push(m),
             (Mem::Constant, _) => return,
         }
         l.work += l.words * share.min(1.0);
@@ -479,12 +489,8 @@ impl Sink for Lines {
         self.current = None;
     }
     fn region(&mut self, name: &dyn Fn() -> String) {
-        if self.current.is_some() {
-            let name = name();
-            if let Some(l) = self.at() {
-                l.region = name.clone();
-            }
-            self.region = name;
+        if let Some(l) = self.at() {
+            l.region = name();
         }
     }
 }
@@ -655,8 +661,7 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
         .enumerate()
         .map(|(i, x)| entries(x.kind) * inside(i, None))
         .sum();
-    // Accesses without a line of their own cost what the kernel's accesses cost on average.
-    let all = |f: &dyn Fn(&LineWork) -> usize| -> usize { lines.lines.iter().map(f).sum() };
+    // Accesses without a line of their own cost what the kernel's accesses cost, in turn.
     // Per instruction: its statement line's index in `lines` and the share of one
     // instance of the statement it does; and the instances each line has done so far.
     let share: Vec<Option<(usize, f64)>> = ins
@@ -704,52 +709,34 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
             Kind::Load(space) | Kind::Store(space) => {
                 let store = matches!(i.kind, Kind::Store(_));
                 let scale = f64::from(i.words) / here.map_or(1.0, |r| r.words.max(1.0));
-                // The line's accesses in turn, else the kernel's.
-                let pick = |own: &dyn Fn(&LineWork) -> usize| -> (Option<&LineWork>, usize) {
-                    match here.filter(|r| own(r) > 0) {
-                        Some(r) => (Some(r), turn % own(r)),
-                        None => (None, turn % all(own).max(1)),
+                // The line's accesses of this kind in turn, else the kernel's.
+                let nth = |space: Space| -> Option<Mem> {
+                    match here.map(|r| r.accesses(space, store)) {
+                        Some(own) if !own.is_empty() => Some(own[turn % own.len()]),
+                        _ => {
+                            let every =
+                                || lines.lines.iter().flat_map(|r| r.accesses(space, store));
+                            every().nth(turn % every().count().max(1)).copied()
+                        }
                     }
                 };
                 let m = match space {
-                    Space::Global => {
-                        let list = |r: &LineWork| -> Vec<Mem> {
-                            if store {
-                                r.global_stores.clone()
-                            } else {
-                                r.global_loads.clone()
-                            }
-                        };
-                        let (own, k) = pick(&|r| list(r).len());
-                        let m = match own {
-                            Some(r) => Some(list(r)[k]),
-                            None => lines.lines.iter().flat_map(list).nth(k),
-                        };
-                        widen(
-                            m.unwrap_or(Mem::Global {
-                                sectors: 4.0,
-                                array: None,
-                                l1: L1::default(),
-                                read_only: false,
-                            }),
-                            scale,
-                        )
-                    }
+                    Space::Global => widen(
+                        nth(Space::Global).unwrap_or(Mem::Global {
+                            sectors: 4.0,
+                            array: None,
+                            l1: L1::default(),
+                            read_only: false,
+                        }),
+                        scale,
+                    ),
                     Space::Shared => {
-                        let list = |r: &LineWork| -> Vec<f64> {
-                            if store {
-                                r.shared_stores.clone()
-                            } else {
-                                r.shared_loads.clone()
-                            }
-                        };
-                        let (own, k) = pick(&|r| list(r).len());
-                        let w = match own {
-                            Some(r) => Some(list(r)[k]),
-                            None => lines.lines.iter().flat_map(list).nth(k),
+                        let w = match nth(Space::Shared) {
+                            Some(Mem::Shared { wavefronts }) => wavefronts,
+                            _ => 1.0,
                         };
                         Mem::Shared {
-                            wavefronts: w.unwrap_or(1.0) * scale.max(1.0),
+                            wavefronts: w * scale.max(1.0),
                         }
                     }
                     Space::Local => Mem::Shared { wavefronts: 1.0 },
@@ -915,7 +902,7 @@ _Z1kPKfPf:
                 words: 1.0,
                 region: "statement at line 3".to_string(),
                 global_loads: vec![global],
-                shared_loads: vec![1.0],
+                shared_loads: vec![Mem::Shared { wavefronts: 1.0 }],
                 ..LineWork::default()
             },
             LineWork {
