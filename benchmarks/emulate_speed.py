@@ -11,7 +11,7 @@ counted): the first emulation in the process, which pays for fresh memory, and t
 after it, as when the strategy generator ranks many variants in one process. Results go to benchmarks/results/emulate-speed-<date>-<commit>.json with the
 machine, date and commit, and a summary to stdout.
 
-Usage: cargo build --release && python3 benchmarks/emulate_speed.py
+Usage: cargo build --release && python3 benchmarks/emulate_speed.py [--streams ir|sass]
 """
 import argparse
 import datetime
@@ -27,8 +27,10 @@ import tempfile
 from deps_time import ROOT, commit_label, cpu_model, write_result
 
 
-def emulate(gpucc, path, recipe):
+def emulate(gpucc, path, recipe, streams):
     cmd = [gpucc, "emulate", path, "--recipe", recipe, "--json"]
+    if streams == "ir":
+        cmd.append("--ir-streams")
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{r.stderr}")
@@ -38,6 +40,9 @@ def emulate(gpucc, path, recipe):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpucc", default=os.path.join(ROOT, "target", "release", "gpucc"))
+    parser.add_argument("--streams", choices=["ir", "sass"], default="ir",
+                        help="instruction streams from the kernel IR (what ranking uses, the "
+                             "default) or from the SASS (needs nvcc; what `gpucc emulate` uses)")
     args = parser.parse_args()
     if not os.path.exists(args.gpucc):
         sys.exit(f"{args.gpucc} not found: run `cargo build --release` first")
@@ -59,7 +64,9 @@ def main():
             jobs += [(rel, v) for v in sorted(glob.glob(os.path.join(out, "variant*.lua")))]
         for i, (path, recipe) in enumerate(jobs):
             print(f"[{i + 1}/{len(jobs)}] {path} {os.path.basename(recipe)}", file=sys.stderr)
-            v = emulate(args.gpucc, path, recipe)
+            v = emulate(args.gpucc, path, recipe, args.streams)
+            if args.streams == "sass" and v.get("instruction_source") != "SASS":
+                sys.exit(f"{path} {recipe}: no SASS streams ({v.get('instruction_streams')})")
             rows.append({
                 "kernel": path,
                 "recipe": recipe if recipe.startswith("recipes/") else os.path.basename(recipe),
@@ -86,13 +93,14 @@ def main():
                 "and the emulation with the sensitivity analysis, times measured by gpucc",
         "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "system": platform.platform()},
         "device_modelled": "h100",
+        "instruction_streams": {"ir": "kernel IR", "sass": "SASS"}[args.streams],
         "date": date,
         "commit": commit,
         "summary": summary,
         "variants": rows,
     }
     path = write_result("emulate-speed", date, commit, result)
-    print(f"{len(rows)} GEMM variants: one emulation {summary['median_emulation_ms']:.2f} ms "
+    print(f"{len(rows)} GEMM variants, {result['instruction_streams']} streams: one emulation {summary['median_emulation_ms']:.2f} ms "
           f"median ({summary['max_emulation_ms']:.2f} ms max, "
           f"{summary['emulations_per_second']:.0f} per second); the next in the same process "
           f"{summary['median_second_emulation_ms']:.2f} ms median; with the sensitivity "

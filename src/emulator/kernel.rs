@@ -127,8 +127,12 @@ pub fn emulate(
             blocks: resident as usize,
             issue_per_cycle: SCHEDULERS_PER_SM,
         };
-        let run = saake::emulate(&resources, &w);
-        let cycles = run.cycles * scale;
+        // The issue order is kept only for the sensitivity analysis, which replays it.
+        let run = (detail >= Detail::Bottleneck).then(|| saake::emulate(&resources, &w));
+        let cycles = match &run {
+            Some(run) => run.cycles,
+            None => saake::cycles(&resources, &w),
+        } * scale;
         let waves = (work.blocks / (resident as f64 * active_sms))
             .ceil()
             .max(1.0);
@@ -136,21 +140,25 @@ pub fn emulate(
         let time_us = (cycles * waves / device.throughput.sm_clock_mhz
             + device.model.launch_overhead_us)
             * launches;
-        let (sensitivities, bottleneck) = if detail >= Detail::Bottleneck {
-            let (s, b) = saake::sensitivity(&resources, &w, &run);
-            (s, Some(b))
-        } else {
-            (Vec::new(), None)
+        let (sensitivities, bottleneck) = match &run {
+            Some(run) => {
+                let (s, b) = saake::sensitivity(&resources, &w, run);
+                (s, Some(b))
+            }
+            None => (Vec::new(), None),
         };
         // Region by region, for the resources the kernel is sensitive to.
         let mut by_region = Vec::new();
         for (k, s) in sensitivities.iter().enumerate() {
-            if detail == Detail::Regions && s.latency.max(s.gap) >= REGION_THRESHOLD {
+            if let Some(run) = run
+                .as_ref()
+                .filter(|_| detail == Detail::Regions && s.latency.max(s.gap) >= REGION_THRESHOLD)
+            {
                 by_region.extend(
                     saake::region_sensitivities(
                         &resources,
                         &w,
-                        &run,
+                        run,
                         &builder.regions,
                         &builder.region_names,
                         k,

@@ -22,27 +22,6 @@
 //! with the largest is the bottleneck, latency-bound when its latency sensitivity
 //! dominates, throughput-bound when its gap's does (§3.3).
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
-
-/// A time, ordered totally (times are never NaN).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Key(f64);
-
-impl Eq for Key {}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Key) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Key {
-    fn cmp(&self, other: &Key) -> Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
-
 /// A pipelined resource: its name, latency and gap in cycles.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Resource {
@@ -88,21 +67,128 @@ pub struct Workload<'a> {
     pub issue_per_cycle: usize,
 }
 
-/// A set of warps, the oldest (lowest index) taken first: one bit per warp.
-struct WarpSet(Vec<u64>);
+/// The warps waiting for the current one to stall, each with the time it may go on.
+struct Waiting {
+    /// Per warp: when it may go on (infinite for the current warp and those that wait at
+    /// a barrier or have finished).
+    wake: Vec<f64>,
+}
 
-impl WarpSet {
-    fn new(warps: usize) -> WarpSet {
-        WarpSet(vec![0; warps.div_ceil(64)])
+impl Waiting {
+    /// All `warps` warps ready at 0 but the first (the current one).
+    fn new(warps: usize) -> Waiting {
+        let mut wake = vec![0.0; warps];
+        if let Some(first) = wake.first_mut() {
+            *first = f64::INFINITY;
+        }
+        Waiting { wake }
     }
-    fn insert(&mut self, warp: usize) {
-        self.0[warp / 64] |= 1 << (warp % 64);
+
+    /// Warp `warp` waits until `at`.
+    fn wait(&mut self, warp: usize, at: f64) {
+        self.wake[warp] = at;
     }
-    fn pop_oldest(&mut self) -> Option<usize> {
-        let (k, word) = self.0.iter_mut().enumerate().find(|(_, w)| **w != 0)?;
-        let bit = word.trailing_zeros() as usize;
-        *word &= *word - 1;
-        Some(k * 64 + bit)
+
+    /// The warp that takes over at `t`: the oldest (lowest index) whose time has come;
+    /// when none has, the clock moves (never backwards) to the soonest time first. `None`:
+    /// no warp waits for a time (every unfinished one waits at a barrier).
+    fn next(&mut self, t: &mut f64) -> Option<usize> {
+        let x = match self.oldest_ready(*t) {
+            Some(x) => x,
+            None => {
+                let soonest = self.wake.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+                if soonest == f64::INFINITY {
+                    return None;
+                }
+                *t = t.max(soonest);
+                self.oldest_ready(*t)?
+            }
+        };
+        self.wake[x] = f64::INFINITY;
+        Some(x)
+    }
+
+    /// The lowest-index warp whose time has come by `t` (eight warps compared at once).
+    fn oldest_ready(&self, t: f64) -> Option<usize> {
+        for (c, chunk) in self.wake.chunks(8).enumerate() {
+            let ready = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |m, (k, &w)| m | (u32::from(w <= t) << k));
+            if ready != 0 {
+                return Some(c * 8 + ready.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+}
+
+/// A stream laid out for the emulation's inner loops (each instruction is issued once per
+/// warp): per instruction its resource ([`Flat::BARRIER`] for a barrier) and admissions,
+/// and its dependences as one range of a single array.
+struct Flat {
+    resource: Vec<u32>,
+    count: Vec<u32>,
+    deps_from: Vec<u32>,
+    deps: Vec<u32>,
+    /// The finish times a warp keeps: a power of two beyond the farthest dependence, so
+    /// that instruction `i`'s is at `i & mask` (a warp's times stay in the cache).
+    mask: usize,
+}
+
+impl Flat {
+    const BARRIER: u32 = u32::MAX;
+
+    fn new(stream: &[Instr]) -> Flat {
+        let mut f = Flat {
+            resource: Vec::with_capacity(stream.len()),
+            count: Vec::with_capacity(stream.len()),
+            deps_from: Vec::with_capacity(stream.len() + 1),
+            deps: Vec::new(),
+            mask: 0,
+        };
+        let mut farthest = 0;
+        for (k, i) in stream.iter().enumerate() {
+            f.deps_from.push(f.deps.len() as u32);
+            match i {
+                Instr::Op {
+                    resource,
+                    deps,
+                    count,
+                } => {
+                    f.resource.push(*resource as u32);
+                    f.count.push((*count).max(1));
+                    f.deps.extend(deps.iter().map(|&d| d as u32));
+                    farthest = deps.iter().map(|&d| k - d).fold(farthest, usize::max);
+                }
+                Instr::Barrier => {
+                    f.resource.push(Flat::BARRIER);
+                    f.count.push(1);
+                }
+            }
+        }
+        f.deps_from.push(f.deps.len() as u32);
+        f.mask = (farthest + 1).next_power_of_two() - 1;
+        f
+    }
+
+    /// Room for the finish times `warps` warps keep.
+    fn times(&self, warps: usize) -> Vec<f64> {
+        vec![0.0; (self.mask + 1) * warps]
+    }
+
+    /// Where warp `warp` keeps instruction `i`'s finish time.
+    fn at(&self, warp: usize, i: usize) -> usize {
+        (warp * (self.mask + 1)) | (i & self.mask)
+    }
+
+    /// When warp `warp`'s instruction `i` may issue: the latest finish of its
+    /// dependences in `fin` and `from`.
+    fn ready(&self, warp: usize, i: usize, fin: &[f64], from: f64) -> f64 {
+        let deps = &self.deps[self.deps_from[i] as usize..self.deps_from[i + 1] as usize];
+        deps.iter()
+            .map(|&d| fin[self.at(warp, d as usize)])
+            .fold(from, |a, b| if b > a { b } else { a })
     }
 }
 
@@ -120,10 +206,23 @@ pub struct Emulation {
 
 /// Emulates `w` on `resources` (Algorithm 1, greedy-then-oldest).
 pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
+    run(resources, w, true)
+}
+
+/// The cycles of [`emulate`] alone (what ranking needs: the issue order is not kept).
+pub fn cycles(resources: &[Resource], w: &Workload) -> f64 {
+    run(resources, w, false).cycles
+}
+
+/// [`emulate`], keeping the issue order when `record` says so.
+fn run(resources: &[Resource], w: &Workload, record: bool) -> Emulation {
     let warps = w.warps_per_block * w.blocks;
+    let flat = Flat::new(w.stream);
     let n = w.stream.len();
     let issue = w.issue_per_cycle.max(1) as f64;
-    let mut fin = vec![0.0f64; n * warps];
+    let latency: Vec<f64> = resources.iter().map(|r| r.latency).collect();
+    let gap: Vec<f64> = resources.iter().map(|r| r.gap).collect();
+    let mut fin = flat.times(warps);
     let mut cur = vec![0usize; warps];
     let mut pipe_admit = vec![f64::NEG_INFINITY; resources.len()];
     let mut start = vec![f64::NEG_INFINITY; resources.len()];
@@ -136,110 +235,80 @@ pub fn emulate(resources: &[Resource], w: &Workload) -> Emulation {
     let mut last_finish = vec![0.0f64; warps];
     let mut t = 0.0f64;
     let mut current = 0usize;
-    let mut order = Vec::with_capacity(warps * n);
-    let earliest = |warp: usize,
-                    cur: &[usize],
-                    fin: &[f64],
-                    released: &[f64],
-                    at_barrier: &[bool],
-                    t: f64|
-     -> f64 {
-        if cur[warp] >= n || at_barrier[warp] {
-            return f64::INFINITY;
-        }
-        let ready = match &w.stream[cur[warp]] {
-            Instr::Op { deps, .. } => deps
-                .iter()
-                .map(|d| fin[warp * n + *d])
-                .fold(released[warp], f64::max),
-            Instr::Barrier => released[warp],
-        };
-        ready.max(t)
-    };
-    // Warps waiting for the current one to stall: those ready by `t` (taken oldest
-    // first) and those ready later (taken earliest first). A warp is in at most one.
-    let mut ready_now = WarpSet::new(warps);
-    (1..warps).for_each(|x| ready_now.insert(x));
-    let mut future: BinaryHeap<Reverse<(Key, usize)>> = BinaryHeap::new();
+    let mut order = Vec::with_capacity(if record { warps * n } else { 0 });
+    let mut others = Waiting::new(warps);
     let mut done = if n == 0 { warps } else { 0 };
-    loop {
-        if done == warps {
-            break;
-        }
-        let e = earliest(current, &cur, &fin, &released, &at_barrier, t);
-        if e > t {
-            // The current warp stalls: the one ready first takes over (the oldest on ties),
-            // and the clock moves to its time, never backwards.
-            if e.is_finite() {
-                future.push(Reverse((Key(e), current)));
-            }
-            let next = loop {
-                while let Some(Reverse((Key(k), x))) = future.peek().copied() {
-                    if k > t {
-                        break;
-                    }
-                    future.pop();
-                    ready_now.insert(x);
-                }
-                if let Some(x) = ready_now.pop_oldest() {
-                    break Some(x);
-                }
-                match future.peek() {
-                    Some(Reverse((Key(k), _))) => t = t.max(*k),
-                    None => break None,
-                }
-            };
-            match next {
-                Some(x) => {
-                    current = x;
-                    continue;
-                }
-                // Every unfinished warp waits at a barrier that cannot open: a malformed
-                // stream (a barrier some warps of a block never reach).
-                None => break,
-            }
-        }
+    // Whether the current warp is known to be ready by `t`: one just taken over is (its
+    // `wake` was when its next instruction may issue: 0 at the start, the time it stalled
+    // for, or when its barrier opened).
+    let mut known_ready = false;
+    while done < warps {
         let i = cur[current];
-        order.push((current as u32, i as u32));
-        match &w.stream[i] {
-            Instr::Op {
-                resource, count, ..
-            } => {
-                let r = *resource;
-                let extra = resources[r].gap * (count.max(&1) - 1) as f64;
-                let begin = t.max(pipe_admit[r]);
-                fin[current * n + i] = begin + extra + resources[r].latency;
-                last_finish[current] = last_finish[current].max(fin[current * n + i]);
-                pipe_admit[r] = begin + extra + resources[r].gap;
-                utilization[r] += (t - start[r]).min(resources[r].latency);
-                start[r] = t;
-                cur[current] += 1;
-                if cur[current] == n {
-                    done += 1;
-                }
-                t += 1.0 / issue;
-            }
-            Instr::Barrier => {
-                let block = current / w.warps_per_block.max(1);
-                fin[current * n + i] = last_finish[current];
-                at_barrier[current] = true;
-                waiting[block] += 1;
-                if waiting[block] == w.warps_per_block {
-                    let first = block * w.warps_per_block;
-                    let members = first..first + w.warps_per_block;
-                    let open = members.clone().map(|x| last_finish[x]).fold(t, f64::max);
-                    for x in members {
-                        at_barrier[x] = false;
-                        released[x] = open;
-                        cur[x] += 1;
-                        if cur[x] == n {
-                            done += 1;
-                        } else if x != current {
-                            future.push(Reverse((Key(open), x)));
-                        }
+        if !known_ready {
+            // When the current warp's next instruction may issue (never: finished, or
+            // waiting at a barrier).
+            let e = if i >= n || at_barrier[current] {
+                f64::INFINITY
+            } else {
+                flat.ready(current, i, &fin, released[current])
+            };
+            if e > t {
+                // The current warp stalls: the one ready first takes over (the oldest on
+                // ties), and the clock moves to its time, never backwards.
+                others.wait(current, e);
+                let next = others.next(&mut t);
+                match next {
+                    Some(x) => {
+                        current = x;
+                        known_ready = true;
+                        continue;
                     }
-                    waiting[block] = 0;
+                    // Every unfinished warp waits at a barrier that cannot open: a
+                    // malformed stream (a barrier some warps of a block never reach).
+                    None => break,
                 }
+            }
+        }
+        known_ready = false;
+        if record {
+            order.push((current as u32, i as u32));
+        }
+        let r = flat.resource[i];
+        if r != Flat::BARRIER {
+            let r = r as usize;
+            let extra = gap[r] * (flat.count[i] - 1) as f64;
+            let begin = t.max(pipe_admit[r]);
+            let f = begin + extra + latency[r];
+            fin[flat.at(current, i)] = f;
+            last_finish[current] = last_finish[current].max(f);
+            pipe_admit[r] = begin + extra + gap[r];
+            utilization[r] += (t - start[r]).min(latency[r]);
+            start[r] = t;
+            cur[current] += 1;
+            if cur[current] == n {
+                done += 1;
+            }
+            t += 1.0 / issue;
+        } else {
+            let block = current / w.warps_per_block.max(1);
+            fin[flat.at(current, i)] = last_finish[current];
+            at_barrier[current] = true;
+            waiting[block] += 1;
+            if waiting[block] == w.warps_per_block {
+                let first = block * w.warps_per_block;
+                let members = first..first + w.warps_per_block;
+                let open = members.clone().map(|x| last_finish[x]).fold(t, f64::max);
+                for x in members {
+                    at_barrier[x] = false;
+                    released[x] = open;
+                    cur[x] += 1;
+                    if cur[x] == n {
+                        done += 1;
+                    } else if x != current {
+                        others.wait(x, open);
+                    }
+                }
+                waiting[block] = 0;
             }
         }
     }
@@ -275,9 +344,9 @@ fn replay_with(
     pipe: impl Fn(usize, usize) -> (f64, f64),
 ) -> f64 {
     let warps = w.warps_per_block * w.blocks;
-    let n = w.stream.len();
+    let flat = Flat::new(w.stream);
     let issue = w.issue_per_cycle.max(1) as f64;
-    let mut fin = vec![0.0f64; n * warps];
+    let mut fin = flat.times(warps);
     let mut pipe_admit = vec![f64::NEG_INFINITY; resources];
     let mut released = vec![0.0f64; warps];
     let mut last_finish = vec![0.0f64; warps];
@@ -286,41 +355,34 @@ fn replay_with(
     let mut next_slot = 0.0f64;
     for &(warp, i) in order {
         let (warp, i) = (warp as usize, i as usize);
-        match &w.stream[i] {
-            Instr::Op {
-                resource,
-                deps,
-                count,
-            } => {
-                let ready = deps
-                    .iter()
-                    .map(|d| fin[warp * n + *d])
-                    .fold(released[warp], f64::max);
-                t = next_slot.max(ready);
-                let (latency, gap) = pipe(i, *resource);
-                let extra = gap * (count.max(&1) - 1) as f64;
-                let begin = t.max(pipe_admit[*resource]);
-                fin[warp * n + i] = begin + extra + latency;
-                last_finish[warp] = last_finish[warp].max(fin[warp * n + i]);
-                pipe_admit[*resource] = begin + extra + gap;
-                next_slot = t + 1.0 / issue;
-            }
-            Instr::Barrier => {
-                let block = warp / w.warps_per_block.max(1);
-                fin[warp * n + i] = last_finish[warp];
-                arrived[block] += 1;
-                if arrived[block] == w.warps_per_block {
-                    let first = block * w.warps_per_block;
-                    let members = first..first + w.warps_per_block;
-                    let open = members
-                        .clone()
-                        .map(|x| last_finish[x])
-                        .fold(t.max(next_slot - 1.0 / issue).max(0.0), f64::max);
-                    for x in members {
-                        released[x] = open;
-                    }
-                    arrived[block] = 0;
+        let r = flat.resource[i];
+        if r != Flat::BARRIER {
+            let r = r as usize;
+            let ready = flat.ready(warp, i, &fin, released[warp]);
+            t = next_slot.max(ready);
+            let (latency, gap) = pipe(i, r);
+            let extra = gap * (flat.count[i] - 1) as f64;
+            let begin = t.max(pipe_admit[r]);
+            let f = begin + extra + latency;
+            fin[flat.at(warp, i)] = f;
+            last_finish[warp] = last_finish[warp].max(f);
+            pipe_admit[r] = begin + extra + gap;
+            next_slot = t + 1.0 / issue;
+        } else {
+            let block = warp / w.warps_per_block.max(1);
+            fin[flat.at(warp, i)] = last_finish[warp];
+            arrived[block] += 1;
+            if arrived[block] == w.warps_per_block {
+                let first = block * w.warps_per_block;
+                let members = first..first + w.warps_per_block;
+                let open = members
+                    .clone()
+                    .map(|x| last_finish[x])
+                    .fold(t.max(next_slot - 1.0 / issue).max(0.0), f64::max);
+                for x in members {
+                    released[x] = open;
                 }
+                arrived[block] = 0;
             }
         }
     }
@@ -584,8 +646,10 @@ mod tests {
             };
             let run = emulate(&resources, &w);
             let base = run.cycles;
-            // The replay of the same order reproduces the emulation.
+            // The replay of the same order reproduces the emulation, as does the emulation
+            // that keeps no order.
             assert_eq!(replay(&resources, &w, &run.order), base, "{stream:?}");
+            assert_eq!(cycles(&resources, &w), base, "{stream:?}");
             for k in 0..3 {
                 for latency in [true, false] {
                     let mut r = resources.clone();
