@@ -121,11 +121,15 @@ pub fn emulate(
             }
         };
         let scale = streams::scale(total, builder.stream.len());
+        let part = Partition::of(warps_per_block, resident);
+        for r in &mut resources {
+            r.gap *= part.slower;
+        }
         let w = Workload {
             stream: &builder.stream,
-            warps_per_block: warps_per_block as usize,
-            blocks: resident as usize,
-            issue_per_cycle: SCHEDULERS_PER_SM,
+            warps_per_block: part.warps_per_block,
+            blocks: part.blocks,
+            issue_per_cycle: 1,
         };
         // The issue order is kept only for the sensitivity analysis, which replays it.
         let run = (detail >= Detail::Bottleneck).then(|| saake::emulate(&resources, &w));
@@ -236,11 +240,43 @@ fn dram_fraction(work: &KernelWork, warps_per_block: i64, device: &Device) -> f6
     ((compulsory + (total - compulsory) * (1.0 - kept)) / total).clamp(0.0, 1.0)
 }
 
+/// What one of the SM's processing blocks runs (seed 000 emulates an SM's warps on one
+/// scheduler; an SM from Volta to Hopper has [`SCHEDULERS_PER_SM`], each issuing one
+/// instruction per cycle from its own warps): its share of the resident warps, as blocks
+/// whose barriers it emulates, on pipes `slower` times slower than the SM's (the device
+/// descriptions' gaps are per SM: the processing block has its quarter of the arithmetic
+/// units and of the SM's memory bandwidth). A warp so issues at most one instruction per
+/// cycle, and the emulation is a quarter as long.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Partition {
+    warps_per_block: usize,
+    blocks: usize,
+    slower: f64,
+}
+
+impl Partition {
+    /// The share of `resident` blocks of `warps_per_block` warps each (the SM hands a
+    /// block's warps to its schedulers in turn): a quarter of each block's warps, or
+    /// whole blocks when they have fewer warps than the SM has schedulers, rounded up;
+    /// the pipes are as much slower as the SM's warps outnumber the emulated ones.
+    fn of(warps_per_block: i64, resident: i64) -> Partition {
+        let s = SCHEDULERS_PER_SM as i64;
+        let all = (warps_per_block * resident).max(1);
+        let per_block = ((warps_per_block + s - 1) / s).max(1);
+        let blocks = ((all + s - 1) / s + per_block - 1) / per_block;
+        Partition {
+            warps_per_block: per_block as usize,
+            blocks: blocks as usize,
+            slower: all as f64 / (per_block * blocks) as f64,
+        }
+    }
+}
+
 /// The overall sensitivity from which a resource is analysed region by region.
 pub const REGION_THRESHOLD: f64 = 0.05;
 
-/// Warp schedulers per SM, each issuing one instruction per cycle (four on every GPU
-/// gpucc targets, Volta to Hopper).
+/// Warp schedulers per SM, each issuing one instruction per cycle from its own warps
+/// (four on every GPU gpucc targets, Volta to Hopper: the SM's processing blocks).
 const SCHEDULERS_PER_SM: usize = 4;
 
 /// How far ahead of its use (in abstract instructions) a load is issued: see
@@ -284,6 +320,24 @@ mod tests {
         let (total, compulsory) = (8e8, 2.0 * l2 / 32.0);
         let want = (compulsory + (total - compulsory) * 0.5) / total;
         assert!((f - want).abs() < 1e-12, "{f} {want}");
+    }
+
+    #[test]
+    fn a_processing_block_runs_a_quarter_of_the_warps_on_a_quarter_of_the_pipes() {
+        let part = |w, b| {
+            let p = Partition::of(w, b);
+            (p.warps_per_block, p.blocks, p.slower)
+        };
+        // 8 blocks of 8 warps: 2 warps of each block.
+        assert_eq!(part(8, 8), (2, 8, 4.0));
+        // Blocks of one warp: whole blocks, a quarter of them.
+        assert_eq!(part(1, 8), (1, 2, 4.0));
+        // Fewer warps than schedulers: one warp, with its share of the pipes.
+        assert_eq!(part(1, 1), (1, 1, 1.0));
+        assert_eq!(part(2, 1), (1, 1, 2.0));
+        // 12 warps do not split evenly: 4 emulated (two blocks of 2), each a third of
+        // the SM's pipes.
+        assert_eq!(part(6, 2), (2, 2, 3.0));
     }
 
     #[test]

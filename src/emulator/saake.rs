@@ -72,54 +72,62 @@ struct Waiting {
     /// Per warp: when it may go on (infinite for the current warp and those that wait at
     /// a barrier or have finished).
     wake: Vec<f64>,
+    /// Per group of [`Waiting::GROUP`] warps, the soonest of their times: the search for
+    /// the oldest ready warp skips the groups none of which is.
+    soonest: Vec<f64>,
 }
 
 impl Waiting {
+    const GROUP: usize = 8;
+
     /// All `warps` warps ready at 0 but the first (the current one).
     fn new(warps: usize) -> Waiting {
-        let mut wake = vec![0.0; warps];
-        if let Some(first) = wake.first_mut() {
-            *first = f64::INFINITY;
+        let mut w = Waiting {
+            wake: vec![0.0; warps],
+            soonest: vec![0.0; warps.div_ceil(Waiting::GROUP)],
+        };
+        if warps > 0 {
+            w.wake[0] = f64::INFINITY;
+            w.regroup(0);
         }
-        Waiting { wake }
+        w
     }
 
     /// Warp `warp` waits until `at`.
     fn wait(&mut self, warp: usize, at: f64) {
         self.wake[warp] = at;
+        let g = &mut self.soonest[warp / Waiting::GROUP];
+        *g = g.min(at);
     }
 
     /// The warp that takes over at `t`: the oldest (lowest index) whose time has come;
     /// when none has, the clock moves (never backwards) to the soonest time first. `None`:
     /// no warp waits for a time (every unfinished one waits at a barrier).
     fn next(&mut self, t: &mut f64) -> Option<usize> {
-        let x = match self.oldest_ready(*t) {
-            Some(x) => x,
+        let g = match self.soonest.iter().position(|&s| s <= *t) {
+            Some(g) => g,
             None => {
-                let soonest = self.wake.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+                let soonest = self.soonest.iter().fold(f64::INFINITY, |a, &b| a.min(b));
                 if soonest == f64::INFINITY {
                     return None;
                 }
                 *t = t.max(soonest);
-                self.oldest_ready(*t)?
+                self.soonest.iter().position(|&s| s <= *t)?
             }
         };
+        let first = g * Waiting::GROUP;
+        let group = &self.wake[first..(first + Waiting::GROUP).min(self.wake.len())];
+        let x = first + group.iter().position(|&w| w <= *t)?;
         self.wake[x] = f64::INFINITY;
+        self.regroup(g);
         Some(x)
     }
 
-    /// The lowest-index warp whose time has come by `t` (eight warps compared at once).
-    fn oldest_ready(&self, t: f64) -> Option<usize> {
-        for (c, chunk) in self.wake.chunks(8).enumerate() {
-            let ready = chunk
-                .iter()
-                .enumerate()
-                .fold(0u32, |m, (k, &w)| m | (u32::from(w <= t) << k));
-            if ready != 0 {
-                return Some(c * 8 + ready.trailing_zeros() as usize);
-            }
-        }
-        None
+    /// Recomputes group `g`'s soonest time.
+    fn regroup(&mut self, g: usize) {
+        let first = g * Waiting::GROUP;
+        let group = &self.wake[first..(first + Waiting::GROUP).min(self.wake.len())];
+        self.soonest[g] = group.iter().fold(f64::INFINITY, |a, &b| a.min(b));
     }
 }
 
