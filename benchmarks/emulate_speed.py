@@ -99,7 +99,8 @@ def main():
         "summary": summary,
         "variants": rows,
     }
-    path = write_result("emulate-speed", date, commit, result)
+    name = "emulate-speed" if args.streams == "ir" else "emulate-speed-sass"
+    path = write_result(name, date, commit, result)
     print(f"{len(rows)} GEMM variants, {result['instruction_streams']} streams: one emulation {summary['median_emulation_ms']:.2f} ms "
           f"median ({summary['max_emulation_ms']:.2f} ms max, "
           f"{summary['emulations_per_second']:.0f} per second); the next in the same process "

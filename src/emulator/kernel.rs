@@ -1,7 +1,8 @@
-//! Kernel-level abstract emulation (seed 000 §4.3, last paragraph): the blocks that fit on
-//! one SM at a time are emulated warp by warp ([`super::saake`]) on the instruction
-//! streams of [`super::streams`], and the time is scaled by the number of waves of blocks
-//! the grid needs; then by the launches around the kernel.
+//! Kernel-level abstract emulation (seed 000 §4.3, last paragraph): of the blocks that fit
+//! on one SM at a time, the warps one of its processing blocks runs ([`Partition`]) are
+//! emulated warp by warp ([`super::saake`]) on the instruction streams of
+//! [`super::streams`] or [`super::sass`], and the time is scaled by the number of waves of
+//! blocks the grid needs; then by the launches around the kernel.
 
 use super::ptxas::Native;
 use super::saake::{self, Bottleneck, RegionSensitivity, Resource, Sensitivity, Workload};

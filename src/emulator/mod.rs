@@ -1,9 +1,10 @@
 //! Emulator stage: predicts how long a program's kernels take on a device (DESIGN §8).
 //!
 //! Entry point: [`estimate`], the abstract kernel emulation of seed 000 ([`kernel`]): the
-//! warps resident on one SM run instruction streams ([`streams`], taken from the kernel
-//! IR walked by [`workload`]) on latency/gap resources ([`saake`]), scaled by waves and
-//! launches; with the sensitivity analysis that names each kernel's bottleneck when asked.
+//! warps of one of an SM's processing blocks run instruction streams ([`streams`], taken
+//! from the kernel IR walked by [`workload`], or from the SASS by [`sass`]) on
+//! latency/gap resources ([`saake`]), scaled by waves and launches; with the sensitivity
+//! analysis that names each kernel's bottleneck when asked.
 //! The strategy generator ranks its variants with it (without the sensitivity analysis).
 
 pub mod kernel;
