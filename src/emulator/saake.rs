@@ -63,7 +63,8 @@ pub struct Workload<'a> {
     pub stream: &'a [Instr],
     pub warps_per_block: usize,
     pub blocks: usize,
-    /// Instructions the SM issues per cycle (its warp schedulers); 1 in Algorithm 1.
+    /// Instructions issued per cycle: 1 in Algorithm 1, and for the one warp scheduler of
+    /// an SM processing block that gpucc emulates (`kernel::Partition`).
     pub issue_per_cycle: usize,
 }
 
