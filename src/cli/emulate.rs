@@ -52,7 +52,7 @@ pub(super) fn emulate_command(
             "registers estimated (nvcc not found; scripts/install-cuda-toolchain installs it)"
                 .to_string(),
         ),
-        Some(nvcc) => match ptxas::compile(&nvcc, &compiled.text, &device.arch) {
+        Some(nvcc) => match ptxas::compile(&nvcc, &compiled.text, &device.arch, !a.ir_streams) {
             Ok(n) => (n, "registers from ptxas".to_string()),
             Err(why) => (without(&why), format!("registers estimated ({why})")),
         },

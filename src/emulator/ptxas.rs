@@ -54,9 +54,10 @@ impl Default for Native {
 }
 
 /// Compiles `cu` (a whole `.cu` file) for `arch` with `nvcc` (`-lineinfo`, which leaves
-/// the code as it is) and returns each kernel's registers and its SASS (`nvdisasm`, next
-/// to nvcc); `Err` says why not (nvcc's own message when it refuses the file).
-pub fn compile(nvcc: &Path, cu: &str, arch: &str) -> Result<Native, String> {
+/// the code as it is) and returns each kernel's registers and, when `sass` asks, its SASS
+/// (`nvdisasm`, next to nvcc); `Err` says why not (nvcc's own message when it refuses the
+/// file).
+pub fn compile(nvcc: &Path, cu: &str, arch: &str, sass: bool) -> Result<Native, String> {
     // One directory per call: several compilations may run at once in one process.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -83,7 +84,11 @@ pub fn compile(nvcc: &Path, cu: &str, arch: &str) -> Result<Native, String> {
             }
             Ok(Native {
                 registers: parse(&report),
-                sass: disassemble(nvcc, &cubin),
+                sass: if sass {
+                    disassemble(nvcc, &cubin)
+                } else {
+                    Err("not disassembled".to_string())
+                },
                 lines: Vec::new(),
             })
         });
@@ -188,7 +193,7 @@ ptxas info    : Used 255 registers
 
     #[test]
     fn a_missing_nvcc_is_an_error_not_a_panic() {
-        let e = compile(Path::new("/no/such/nvcc"), "", "sm_90").unwrap_err();
+        let e = compile(Path::new("/no/such/nvcc"), "", "sm_90", true).unwrap_err();
         assert!(e.starts_with("cannot run /no/such/nvcc"), "{e}");
     }
 

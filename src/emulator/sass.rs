@@ -414,15 +414,21 @@ impl Lines {
         self.lines.iter().find(|l| l.line == line)
     }
 
-    fn record(&mut self, m: Mem, mult: f64, store: bool) {
-        let Some((_, instances)) = self.current else {
-            return;
-        };
-        // Accesses of a guarded copy weigh less than the statement's instances.
-        let share = if instances > 0.0 {
-            mult / instances
+    /// The weight of an event of `mult` instances in the current statement's line (at most
+    /// 1: the accesses of a guarded copy weigh less than the statement's instances), or
+    /// `None` outside a statement.
+    fn share(&self, mult: f64) -> Option<f64> {
+        let (_, instances) = self.current?;
+        Some(if instances > 0.0 {
+            (mult / instances).min(1.0)
         } else {
             1.0
+        })
+    }
+
+    fn record(&mut self, m: Mem, mult: f64, store: bool) {
+        let Some(share) = self.share(mult) else {
+            return;
         };
         let Some(l) = self.at() else { return };
         match (m, store) {
@@ -432,7 +438,7 @@ impl Lines {
             (Mem::Shared { .. }, true) => l.shared_stores.push(m),
             (Mem::Constant, _) => return,
         }
-        l.work += l.words * share.min(1.0);
+        l.work += l.words * share;
     }
 }
 
@@ -471,16 +477,11 @@ impl Sink for Lines {
         self.record(m, mult, true);
     }
     fn compute(&mut self, a: Arith, mult: f64) {
-        let Some((_, instances)) = self.current else {
+        let Some(share) = self.share(mult) else {
             return;
         };
-        let share = if instances > 0.0 {
-            mult / instances
-        } else {
-            1.0
-        };
         if let Some(l) = self.at() {
-            l.work += f64::from(a.fp32 + a.fp64 + a.special) * share.min(1.0);
+            l.work += f64::from(a.fp32 + a.fp64 + a.special) * share;
         }
     }
     fn barrier(&mut self, _mult: f64) {}
