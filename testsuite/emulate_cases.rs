@@ -216,6 +216,31 @@ fn a_triangle_guarded_by_position_counts_the_warps_that_pass() {
     assert_ne!(v["bottleneck"], "branch:throughput", "{v}");
 }
 
+/// SYRK with one thread per column `j` walking the rows `i >= j`: 2 blocks, each on an SM
+/// of its own, and the kernel lasts as long as the first block, whose threads have the
+/// most rows. The representative thread is taken from that block (not the middle of the
+/// grid, whose threads have the fewest rows).
+#[test]
+fn a_single_wave_lasts_as_long_as_its_busiest_block() {
+    let v = emulate_json(&[
+        "testsuite/strategy/kernels/syrk_lower.c",
+        "-D",
+        "N=512",
+        "-D",
+        "K=512",
+        "--recipe",
+        "benchmarks/calibration/syrk_lower/variant05_nest1.lua",
+        "--estimate-registers",
+    ]);
+    let k = &v["kernels"][0];
+    assert_eq!(k["blocks"].as_f64(), Some(2.0), "{v}");
+    assert_eq!(k["waves"].as_f64(), Some(1.0), "{v}");
+    // Three flops per (i, k); the rows of a thread of the first block: 257 to 512.
+    let flops = k["gflops"].as_f64().unwrap() * k["predicted_time_us"].as_f64().unwrap() * 1e3;
+    let rows = flops / (2.0 * 256.0) / (3.0 * 512.0);
+    assert!(rows > 256.0 && rows <= 512.0, "{rows} rows per thread");
+}
+
 /// GEMV^T stages 16 elements of `x` per tile with the threads `tx < 16`: that guard is
 /// around the copy only, so every block still computes (16 blocks of 256 at N = 4096).
 #[test]

@@ -79,7 +79,7 @@ pub fn emulate(
     let resources = resources(device);
     let l = &device.limits;
     let mut out = Vec::new();
-    for site in workload::sites(t, g, sizes) {
+    for site in workload::sites(t, g, sizes, l.sms) {
         let mut work = site.work(t, g);
         let registers_estimate = work.registers;
         let counted = native.registers.iter().find(|r| r.name == work.name);

@@ -431,14 +431,21 @@ impl Lines {
             return;
         };
         let Some(l) = self.at() else { return };
-        match (m, store) {
-            (Mem::Global { .. }, false) => l.global_loads.push(m),
-            (Mem::Global { .. }, true) => l.global_stores.push(m),
-            (Mem::Shared { .. }, false) => l.shared_loads.push(m),
-            (Mem::Shared { .. }, true) => l.shared_stores.push(m),
+        let words = l.words;
+        let list = match (m, store) {
+            (Mem::Global { .. }, false) => &mut l.global_loads,
+            (Mem::Global { .. }, true) => &mut l.global_stores,
+            (Mem::Shared { .. }, false) => &mut l.shared_loads,
+            (Mem::Shared { .. }, true) => &mut l.shared_stores,
             (Mem::Constant, _) => return,
+        };
+        // An access in fewer than half the instances (an update's element kept in a
+        // register over the loop, read before it and written after) is not among those
+        // the loop's SASS loads and stores take in turn.
+        if share >= 0.5 {
+            list.push(m);
         }
-        l.work += l.words * share;
+        l.work += words * share;
     }
 }
 
@@ -921,6 +928,25 @@ _Z1kPKfPf:
             },
         ];
         l
+    }
+
+    #[test]
+    fn a_read_kept_in_a_register_over_the_loop_is_not_taken_by_the_loops_loads() {
+        // `C[i][j] += A[i][k] * B[k][j]` with `C` read once before the loop over 512
+        // `k`: the loop's SASS loads are those of A and B.
+        let global = |sectors| Mem::Global {
+            sectors,
+            array: None,
+            l1: L1::default(),
+            read_only: true,
+        };
+        let mut l = Lines::new(vec![(7, 20)]);
+        l.node(7, 512.0, None, 1.0);
+        l.load(global(1.0), 1.0);
+        l.load(global(2.0), 512.0);
+        l.load(global(4.0), 512.0);
+        assert_eq!(l.lines[0].global_loads, vec![global(2.0), global(4.0)]);
+        assert_eq!(l.lines[0].instances, 512.0);
     }
 
     #[test]

@@ -210,6 +210,14 @@ impl Sink for StreamBuilder {
     fn full(&self) -> bool {
         self.stream.len() >= MAX_INSTRUCTIONS
     }
+    fn room(&self) -> Option<f64> {
+        Some(MAX_INSTRUCTIONS.saturating_sub(self.stream.len()) as f64)
+    }
+    fn size(&self, walk: &dyn Fn(&mut dyn Sink)) -> f64 {
+        let mut count = InstructionCount::default();
+        walk(&mut count);
+        count.0
+    }
     fn loop_iteration(&mut self, _mult: f64) {
         let deps = self.counter.into_iter().collect();
         let inc = self.push(INT, deps, 1);
@@ -232,19 +240,24 @@ impl Sink for StreamBuilder {
     }
     fn compute(&mut self, a: Arith, _mult: f64) {
         let mut deps = std::mem::take(&mut self.pending);
-        if let Some(s) = a.update {
-            if let Some((_, prev)) = self.chains.iter().find(|(x, _)| *x == s) {
-                deps.push(*prev);
-            }
-        }
+        // Only the last operation (the accumulation) waits for the previous instance.
+        let previous = a
+            .update
+            .and_then(|s| self.chains.iter().find(|(x, _)| *x == s))
+            .map(|(_, prev)| *prev);
         let kinds = [
             (INT, a.int),
             (SFU, a.special),
             (FP64, a.fp64),
             (FP32, a.fp32),
         ];
+        let mut left = a.int + a.special + a.fp64 + a.fp32;
         for (resource, n) in kinds {
             for _ in 0..n {
+                left -= 1;
+                if left == 0 {
+                    deps.extend(previous);
+                }
                 let i = self.push(resource, std::mem::take(&mut deps), 1);
                 deps = vec![i];
                 self.last = Some(i);

@@ -105,6 +105,15 @@ pub trait Sink {
     fn full(&self) -> bool {
         false
     }
+    /// For an expanding sink that stops when full: how much more it takes (`None`: no
+    /// limit).
+    fn room(&self) -> Option<f64> {
+        None
+    }
+    /// How much of the room a walk would fill (`walk` walks into the sink it is given).
+    fn size(&self, _walk: &dyn Fn(&mut dyn Sink)) -> f64 {
+        0.0
+    }
     fn loop_iteration(&mut self, mult: f64);
     fn branch(&mut self, mult: f64);
     fn load(&mut self, m: Mem, mult: f64);
@@ -156,6 +165,20 @@ impl Sink for Counts {
 }
 
 impl Counts {
+    /// Warp instructions of every kind.
+    fn instructions(&self) -> f64 {
+        self.fp32
+            + self.fp64
+            + self.int
+            + self.special
+            + self.global_insts
+            + self.constant_insts
+            + self.shared_insts
+            + self.syncs
+            + self.atomics
+            + self.branches
+    }
+
     fn memory(&mut self, m: Mem, mult: f64) {
         match m {
             Mem::Global { sectors, array, .. } => {
@@ -218,23 +241,31 @@ pub struct Site {
     pub kernel: usize,
     pub launches: f64,
     env: Env,
+    /// The device's SMs (see [`walk_kernel`]).
+    sms: i64,
 }
 
 impl Site {
     /// Walks the kernel's representative thread into `sink` (the blocks and their shape
     /// are in [`Site::work`]).
     pub fn walk(&self, t: &Transformed, g: &Generated, sink: &mut dyn Sink) {
-        walk_kernel(t, &g.kernels[self.kernel], self.env.clone(), sink);
+        walk_kernel(t, &g.kernels[self.kernel], self.env.clone(), self.sms, sink);
     }
 
     /// What the kernel's representative thread does, counted, with the kernel's shape.
     pub fn work(&self, t: &Transformed, g: &Generated) -> KernelWork {
-        kernel_work(t, &g.kernels[self.kernel], self.launches, self.env.clone())
+        kernel_work(
+            t,
+            &g.kernels[self.kernel],
+            self.launches,
+            self.env.clone(),
+            self.sms,
+        )
     }
 }
 
-/// Every kernel of `g`, at the sizes `sizes`.
-pub fn sites(t: &Transformed, g: &Generated, sizes: &[(String, i64)]) -> Vec<Site> {
+/// Every kernel of `g`, at the sizes `sizes`, for a device of `sms` SMs.
+pub fn sites(t: &Transformed, g: &Generated, sizes: &[(String, i64)], sms: i64) -> Vec<Site> {
     let mut env = Env::default();
     for p in &t.program.params {
         let v = sizes
@@ -261,6 +292,7 @@ pub fn sites(t: &Transformed, g: &Generated, sizes: &[(String, i64)]) -> Vec<Sit
                 kernel: index,
                 launches: count,
                 env: env.unwrap_or_else(|| base.clone()),
+                sms,
             }
         })
         .collect()
@@ -426,9 +458,9 @@ fn host_launches(nodes: &[Node], env: &mut Env, mult: f64, out: &mut Vec<(usize,
     }
 }
 
-fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env) -> KernelWork {
+fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env, sms: i64) -> KernelWork {
     let mut counts = Counts::default();
-    let (blocks, working_share, block) = walk_kernel(t, k, env.clone(), &mut counts);
+    let (blocks, working_share, block) = walk_kernel(t, k, env.clone(), sms, &mut counts);
     let mut shared_bytes = 0;
     let mut register_words = 0;
     for c in &t.copies {
@@ -473,11 +505,15 @@ fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env) -> Kernel
 }
 
 /// Walks kernel `k` for its representative thread into `sink`; returns the blocks per
-/// launch and the block's shape.
+/// launch, the share of them that work, and the block's shape. The representative block
+/// is the middle one of the grid, or, when every block has an SM of its own (at most
+/// `sms` blocks: one wave, the kernel lasts as long as its longest block), the one
+/// with the most work ([`heaviest_block`]: a triangle's first rows, say).
 fn walk_kernel(
     t: &Transformed,
     k: &KernelIr,
-    mut env: Env,
+    env: Env,
+    sms: i64,
     sink: &mut dyn Sink,
 ) -> (f64, f64, Vec<i64>) {
     let grid: Vec<i64> = k
@@ -485,6 +521,69 @@ fn walk_kernel(
         .iter()
         .map(|g| eval(g, &env).unwrap_or(1).max(1))
         .collect();
+    let blocks: i64 = grid.iter().product();
+    let at = if blocks > 1 && blocks <= sms {
+        heaviest_block(t, k, &env, &grid)
+    } else {
+        grid.iter().map(|g| g / 2).collect()
+    };
+    walk_block(t, k, env, &grid, &at, sink)
+}
+
+/// Of the blocks of `grid` sampled as guards are ([`ThreadSpace::fraction`]: up to 5 per
+/// dimension, both ends included), the one whose representative thread does the most
+/// (instructions counted); the middle block unless another does more.
+fn heaviest_block(t: &Transformed, k: &KernelIr, env: &Env, grid: &[i64]) -> Vec<i64> {
+    let middle: Vec<i64> = grid.iter().map(|g| g / 2).collect();
+    let work = |at: &[i64]| {
+        let mut counts = Counts::default();
+        walk_block(t, k, env.clone(), grid, at, &mut counts);
+        counts.instructions()
+    };
+    let mut best = (work(&middle), middle);
+    let per_dim: Vec<Vec<i64>> = grid.iter().map(|&g| samples(g)).collect();
+    let mut index = vec![0usize; grid.len()];
+    loop {
+        let at: Vec<i64> = index.iter().zip(&per_dim).map(|(&i, v)| v[i]).collect();
+        let w = work(&at);
+        if w > best.0 {
+            best = (w, at);
+        }
+        if !odometer(&mut index, &per_dim) {
+            return best.1;
+        }
+    }
+}
+
+/// Up to 5 evenly spaced values of `0..extent`, both ends included.
+fn samples(extent: i64) -> Vec<i64> {
+    let mut v: Vec<i64> = (0..5).map(|k| k * (extent - 1).max(0) / 4).collect();
+    v.dedup();
+    v
+}
+
+/// Moves `index` to the next combination of `per_dim`'s values (the first dimension
+/// fastest); `false` after the last.
+fn odometer(index: &mut [usize], per_dim: &[Vec<i64>]) -> bool {
+    for (i, values) in index.iter_mut().zip(per_dim) {
+        *i += 1;
+        if *i < values.len() {
+            return true;
+        }
+        *i = 0;
+    }
+    false
+}
+
+/// Walks kernel `k` for the middle thread of block `at` of `grid` into `sink`.
+fn walk_block(
+    t: &Transformed,
+    k: &KernelIr,
+    mut env: Env,
+    grid: &[i64],
+    at: &[i64],
+    sink: &mut dyn Sink,
+) -> (f64, f64, Vec<i64>) {
     let blocks: f64 = grid.iter().map(|g| *g as f64).product();
     let block = if k.block.is_empty() {
         vec![1]
@@ -499,8 +598,8 @@ fn walk_kernel(
             (i64::from(d == 0), i64::from(d == 1)),
         ));
     }
-    for (d, g) in grid.iter().enumerate() {
-        env.set(&format!("blockIdx.{}", DIMS[d]), g / 2);
+    for (d, b) in at.iter().enumerate() {
+        env.set(&format!("blockIdx.{}", DIMS[d]), *b);
         env.thread_coefficients
             .push((format!("blockIdx.{}", DIMS[d]), (0, 0)));
     }
@@ -517,14 +616,18 @@ fn walk_kernel(
         block: &block,
         space: ThreadSpace {
             kernel: k,
-            grid: &grid,
+            grid,
             block: &block,
             entry: entry_env,
         },
         active: std::cell::Cell::new(1.0),
         fractions: std::cell::RefCell::new(Vec::new()),
         copying: std::cell::Cell::new(Share::ALL),
+        shrink: std::cell::Cell::new(1.0),
+        sizes: std::cell::RefCell::new(Vec::new()),
         reuse: std::cell::RefCell::new(Vec::new()),
+        running: std::cell::RefCell::new(vec![true; block.iter().product::<i64>().max(1) as usize]),
+        masks: std::cell::RefCell::new(Vec::new()),
         written: (0..t.program.arrays.len())
             .filter(|&a| t.writes(&t.kernels[k.kernel].statements, a))
             .collect(),
@@ -576,6 +679,9 @@ fn thread_coefficients(e: &Expr, env: &Env) -> Option<(i64, i64)> {
 
 const DIMS: [&str; 3] = ["x", "y", "z"];
 
+/// Which threads of a block pass a guard, in `threadIdx` order.
+type Mask = std::rc::Rc<Vec<bool>>;
+
 struct Walker<'a> {
     t: &'a Transformed,
     block: &'a [i64],
@@ -588,8 +694,18 @@ struct Walker<'a> {
     fractions: std::cell::RefCell<Vec<(*const Expr, Option<Share>)>>,
     /// The threads that run the copies being walked (inside guards around copies only).
     copying: std::cell::Cell<Share>,
+    /// In an expanding walk, the share of their iterations the loops about to be walked
+    /// expand (see the loops in [`Walker::nodes`]).
+    shrink: std::cell::Cell<f64>,
+    /// Loop bodies already measured for an expanding walk (by address), with their size.
+    sizes: std::cell::RefCell<Vec<(*const Node, f64)>>,
     /// L1 reuse already measured, per (statement, access).
     reuse: std::cell::RefCell<Vec<((usize, usize), L1)>>,
+    /// Which threads of a block run the code being walked (those that pass the guards on
+    /// the thread's position around it, in a block that works: [`ThreadSpace::mask`]).
+    running: std::cell::RefCell<Vec<bool>>,
+    /// Guards already evaluated thread by thread (by address): which threads pass.
+    masks: std::cell::RefCell<Vec<(*const Expr, Mask)>>,
     /// The arrays the kernel writes.
     written: Vec<usize>,
 }
@@ -604,6 +720,48 @@ struct ThreadSpace<'a> {
 }
 
 impl ThreadSpace<'_> {
+    /// Whether thread `id` (in `threadIdx` order) of the block `env` names passes `cond`.
+    fn passes(&self, cond: &Expr, env: &mut Env, thread_names: &[String], id: i64) -> bool {
+        let mut rest = id;
+        for (d, b) in self.block.iter().enumerate() {
+            env.set(&thread_names[d], rest % b);
+            rest /= b;
+        }
+        for v in &self.kernel.prologue {
+            if let Some(x) = eval(&v.value, env) {
+                env.set(&v.name, x);
+            }
+        }
+        eval(cond, env) != Some(0)
+    }
+
+    /// Which threads of a block pass `cond`, a guard on the thread's position, in
+    /// `threadIdx` order: of the blocks [`ThreadSpace::fraction`] samples, the one where
+    /// most pass (a block that works, not one a triangle's diagonal cuts).
+    fn mask(&self, cond: &Expr) -> Vec<bool> {
+        let mut env = self.entry.clone();
+        let threads: i64 = self.block.iter().product::<i64>().max(1);
+        let (thread_names, block_names) = position_names(self.block.len(), self.grid.len());
+        let per_dim: Vec<Vec<i64>> = self.grid.iter().map(|&g| samples(g)).collect();
+        let mut index = vec![0usize; per_dim.len()];
+        let count = |m: &[bool]| m.iter().filter(|&&x| x).count();
+        let mut best: Vec<bool> = Vec::new();
+        loop {
+            for (d, values) in per_dim.iter().enumerate() {
+                env.set(&block_names[d], values[index[d]]);
+            }
+            let passes: Vec<bool> = (0..threads)
+                .map(|id| self.passes(cond, &mut env, &thread_names, id))
+                .collect();
+            if best.is_empty() || count(&passes) > count(&best) {
+                best = passes;
+            }
+            if count(&best) == best.len() || !odometer(&mut index, &per_dim) {
+                return best;
+            }
+        }
+    }
+
     /// How many threads pass `cond`: the share of warps of which a lane passes, sampled
     /// over up to 5 blocks per grid dimension (evenly spaced, both ends included) and, in
     /// each warp, its first, middle and last lane (a guard affine in the position passes
@@ -625,11 +783,6 @@ impl ThreadSpace<'_> {
         {
             return None;
         }
-        let samples = |extent: i64| -> Vec<i64> {
-            let mut v: Vec<i64> = (0..5).map(|k| k * (extent - 1).max(0) / 4).collect();
-            v.dedup();
-            v
-        };
         let per_dim: Vec<Vec<i64>> = self.grid.iter().map(|&g| samples(g)).collect();
         let threads: i64 = self.block.iter().product();
         let mut env = self.entry.clone();
@@ -637,31 +790,14 @@ impl ThreadSpace<'_> {
         let (mut lanes_in, mut lanes_of) = (0u64, 0u64);
         let mut block_index = vec![0usize; per_dim.len()];
         // The names once, not per sampled lane (this runs in every ranking's emulation).
-        let block_names: Vec<String> = (0..per_dim.len())
-            .map(|d| format!("blockIdx.{}", DIMS[d]))
-            .collect();
-        let thread_names: Vec<String> = (0..self.block.len())
-            .map(|d| format!("threadIdx.{}", DIMS[d]))
-            .collect();
+        let (thread_names, block_names) = position_names(self.block.len(), per_dim.len());
         loop {
             for (d, values) in per_dim.iter().enumerate() {
                 env.set(&block_names[d], values[block_index[d]]);
             }
             let first_block = block_index.iter().all(|&b| b == 0);
             for warp in 0..(threads + 31) / 32 {
-                let mut passes = |id: i64| {
-                    let mut rest = id;
-                    for (d, b) in self.block.iter().enumerate() {
-                        env.set(&thread_names[d], rest % b);
-                        rest /= b;
-                    }
-                    for v in &self.kernel.prologue {
-                        if let Some(x) = eval(&v.value, &env) {
-                            env.set(&v.name, x);
-                        }
-                    }
-                    eval(cond, &env) != Some(0)
-                };
+                let mut passes = |id: i64| self.passes(cond, &mut env, &thread_names, id);
                 let lanes = [0, 15, 31].map(|l| (warp * 32 + l).min(threads - 1));
                 let passed = lanes.iter().any(|&id| passes(id));
                 if passed && first_block {
@@ -672,17 +808,7 @@ impl ThreadSpace<'_> {
                 active += u64::from(passed);
                 total += 1;
             }
-            // The next sampled block, odometer-wise.
-            let mut d = 0;
-            while d < block_index.len() {
-                block_index[d] += 1;
-                if block_index[d] < per_dim[d].len() {
-                    break;
-                }
-                block_index[d] = 0;
-                d += 1;
-            }
-            if d == block_index.len() {
+            if !odometer(&mut block_index, &per_dim) {
                 break;
             }
         }
@@ -695,6 +821,15 @@ impl ThreadSpace<'_> {
             },
         })
     }
+}
+
+/// The names of `threadIdx`'s and `blockIdx`'s components, for blocks and grids of
+/// `block` and `grid` dimensions.
+fn position_names(block: usize, grid: usize) -> (Vec<String>, Vec<String>) {
+    let names = |what: &str, n: usize| -> Vec<String> {
+        (0..n).map(|d| format!("{what}.{}", DIMS[d])).collect()
+    };
+    (names("threadIdx", block), names("blockIdx", grid))
 }
 
 /// The threads that pass a guard: the share of warps with a lane that passes, and the
@@ -731,6 +866,31 @@ impl Walker<'_> {
         f
     }
 
+    /// The size of one iteration of loop `node` (its `body`, at `env`) in `sink`'s
+    /// measure (measured once per loop).
+    fn size(&self, node: &Node, body: &[Node], env: &Env, sink: &dyn Sink) -> f64 {
+        let key = std::ptr::from_ref(node);
+        if let Some((_, n)) = self.sizes.borrow().iter().find(|(k, _)| *k == key) {
+            return *n;
+        }
+        let n = sink
+            .size(&|s| self.nodes(body, &mut env.clone(), 1.0, s))
+            .max(1.0);
+        self.sizes.borrow_mut().push((key, n));
+        n
+    }
+
+    /// [`ThreadSpace::mask`], evaluated once per guard.
+    fn mask(&self, cond: &Expr) -> Mask {
+        let key = cond as *const Expr;
+        if let Some((_, m)) = self.masks.borrow().iter().find(|(k, _)| *k == key) {
+            return m.clone();
+        }
+        let m = Mask::new(self.space.mask(cond));
+        self.masks.borrow_mut().push((key, m.clone()));
+        m
+    }
+
     fn nodes(&self, nodes: &[Node], env: &mut Env, mult: f64, sink: &mut dyn Sink) {
         for n in nodes {
             if sink.full() {
@@ -756,20 +916,44 @@ impl Walker<'_> {
                     });
                     if sink.expands() {
                         let first = eval(init, env);
-                        for k in 0..count as i64 {
-                            if sink.full() {
-                                return;
-                            }
+                        let at = |inner: &mut Env, k: i64| {
                             if let Some(f) = first {
                                 inner.set(var, f + k * step.max(&1));
                             }
                             if let Some(loop_) = &mut inner.innermost {
                                 loop_.iteration = Some(k);
                             }
+                        };
+                        // A sink that stops when full would see only the first part of
+                        // an iteration larger than the room it has left (a copy to
+                        // shared memory, say, and none of the computation after it):
+                        // the loops of such an iteration expand that share of their
+                        // iterations, so that what is seen has the iteration's mix (the
+                        // whole, counted, is scaled from it).
+                        let mine = self.shrink.replace(1.0);
+                        let iterations = if mine < 1.0 {
+                            ((count * mine).round() as i64).max(1).min(count as i64)
+                        } else {
+                            count as i64
+                        };
+                        let within = match sink.room() {
+                            Some(room) => {
+                                at(&mut inner, 0);
+                                (room / self.size(n, body, &inner, sink)).min(1.0)
+                            }
+                            None => 1.0,
+                        };
+                        for k in 0..iterations {
+                            if sink.full() {
+                                break;
+                            }
+                            at(&mut inner, k);
                             sink.region(&|| "control flow".to_string());
                             sink.loop_iteration(1.0);
+                            self.shrink.set(within);
                             self.nodes(body, &mut inner, 1.0, sink);
                         }
+                        self.shrink.set(mine);
                     } else {
                         if let Some(m) = mid {
                             inner.set(var, m);
@@ -815,6 +999,15 @@ impl Walker<'_> {
                             lanes: 1.0,
                         }
                     };
+                    let passes = self.mask(cond);
+                    let outer_running = self.running.borrow().clone();
+                    self.running.replace(
+                        outer_running
+                            .iter()
+                            .zip(passes.iter())
+                            .map(|(&r, &p)| r && p == taken)
+                            .collect(),
+                    );
                     if self.runs(body, &|k| matches!(k, StmtKind::Compute(_))) {
                         self.active.set(self.active.get().min(f.warps.max(0.0)));
                         self.nodes(body, env, mult, sink)
@@ -827,6 +1020,7 @@ impl Walker<'_> {
                         self.nodes(body, env, mult, sink);
                         self.copying.set(outer);
                     }
+                    self.running.replace(outer_running);
                 }
                 Node::Instance { statement, args } => {
                     if !sink.expands() {
@@ -1046,10 +1240,17 @@ impl Walker<'_> {
                 };
                 // Reads (an update's read of its target included), the arithmetic, the write.
                 // L1 keeps the reads of the statement together.
+                // An element read twice is loaded once (nvcc eliminates the second load).
                 let mut reads: Vec<(Mem, f64)> = statement
                     .reads
                     .iter()
                     .enumerate()
+                    .filter(|&(k, &a)| {
+                        let x = &p.accesses[a];
+                        !statement.reads[..k].iter().any(|&b| {
+                            p.accesses[b].array == x.array && p.accesses[b].text == x.text
+                        })
+                    })
                     .filter_map(|(k, &a)| {
                         let f = if k == 0 { share(false) } else { 1.0 };
                         place(a).filter(|_| f > 0.0).map(|m| (m, f))
@@ -1116,7 +1317,7 @@ impl Walker<'_> {
         if let Some((_, r)) = self.reuse.borrow().iter().find(|(k, _)| *k == (s, access)) {
             return *r;
         }
-        let r = l1_reuse(stride, step, self.block, elem);
+        let r = l1_reuse(stride, step, self.block, &self.running.borrow(), elem);
         self.reuse.borrow_mut().push(((s, access), r));
         r
     }
@@ -1192,43 +1393,57 @@ pub fn lanes(stride: Option<(i64, i64)>, block: &[i64], elem: i64) -> (f64, f64)
 
 /// The L1 reuse of a global read whose element moves by `stride` elements along
 /// threadIdx.x and .y and by `step` elements per iteration of the innermost loop around
-/// it (`None`: no loop in the thread, or not affine): of the sectors the block's warps ask
+/// it (`None`: no loop in the thread, or not affine), by the block's threads that run it
+/// (`running`, in `threadIdx` order; empty: all): of the sectors the block's warps ask
 /// for in one iteration, the share that another warp of the block asked for in the same
 /// iteration or that the block touched in the iteration before; and the bytes the block
 /// keeps in L1 for that (two iterations' sectors). Averaged over where the first element
 /// falls in its sector. `None` stride: no reuse.
-pub fn l1_reuse(stride: Step, step: Option<i64>, block: &[i64], elem: i64) -> L1 {
+pub fn l1_reuse(stride: Step, step: Option<i64>, block: &[i64], running: &[bool], elem: i64) -> L1 {
     let Some((sx, sy)) = stride else {
         return L1::default();
     };
     let bx = block.first().copied().unwrap_or(1).max(1);
     let by = block.get(1).copied().unwrap_or(1).max(1);
     let threads = block.iter().product::<i64>().clamp(1, 1024);
+    let runs = |t: i64| running.get(t as usize).copied().unwrap_or(true);
     let distinct = |mut v: Vec<i64>| {
         v.sort_unstable();
         v.dedup();
         v
     };
+    // The running threads of each warp that has any.
+    let warps: Vec<Vec<i64>> = (0..threads)
+        .step_by(32)
+        .map(|w| {
+            (w..(w + 32).min(threads))
+                .filter(|&t| runs(t))
+                .collect::<Vec<i64>>()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    if warps.is_empty() {
+        return L1::default();
+    }
     let offsets: Vec<i64> = (0..32).step_by(elem.clamp(1, 32) as usize).collect();
     let (mut hits, mut bytes, mut lines) = (0.0, 0.0, 0.0);
-    let warps = (threads + 31) / 32;
     for &base in &offsets {
         let sector = |t: i64, shift: i64| {
             let (tx, ty) = (t % bx, (t / bx) % by);
             (base + (sx * tx + sy * ty + shift) * elem).div_euclid(32)
         };
-        let per_warp =
-            |w: i64| distinct((w..(w + 32).min(threads)).map(|t| sector(t, 0)).collect());
-        let asked: usize = (0..threads).step_by(32).map(|w| per_warp(w).len()).sum();
-        lines += (0..threads)
-            .step_by(32)
+        let per_warp = |w: &Vec<i64>| distinct(w.iter().map(|&t| sector(t, 0)).collect());
+        let asked: usize = warps.iter().map(|w| per_warp(w).len()).sum();
+        lines += warps
+            .iter()
             .map(|w| distinct(per_warp(w).iter().map(|s| s.div_euclid(4)).collect()).len())
             .sum::<usize>() as f64
-            / warps as f64;
-        let now = distinct((0..threads).map(|t| sector(t, 0)).collect());
+            / warps.len() as f64;
+        let all = || warps.iter().flatten().copied();
+        let now = distinct(all().map(|t| sector(t, 0)).collect());
         let (new, kept) = match step {
             Some(d) => {
-                let next = distinct((0..threads).map(|t| sector(t, d)).collect());
+                let next = distinct(all().map(|t| sector(t, d)).collect());
                 let fresh = next
                     .iter()
                     .filter(|x| now.binary_search(x).is_err())
@@ -1258,6 +1473,33 @@ struct Ops {
 /// Arithmetic in a statement: operators and calls, and one integer operation per array
 /// access for its address (affine subscripts are strength-reduced by nvcc).
 fn count_ops(ast: &crate::frontend::ast::Ast, e: crate::frontend::ast::ExprId, ops: &mut Ops) {
+    count_distinct_ops(ast, e, ops, &mut Vec::new());
+}
+
+/// [`count_ops`], each pure subexpression counted once however often it is written
+/// (`(x - y) * (x - y)` is one subtraction and one product: nvcc eliminates the common
+/// subexpression); `seen` holds those counted.
+fn count_distinct_ops(
+    ast: &crate::frontend::ast::Ast,
+    e: crate::frontend::ast::ExprId,
+    ops: &mut Ops,
+    seen: &mut Vec<crate::frontend::ast::ExprId>,
+) {
+    let pure = !matches!(
+        ast.exprs[e].kind,
+        ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Name(_)
+            | ExprKind::Assign { .. }
+            | ExprKind::Step { .. }
+    );
+    if pure {
+        if seen.iter().any(|&x| same_expr(ast, x, e)) {
+            return;
+        }
+        seen.push(e);
+    }
+    let mut count_ops = |ast, e, ops: &mut Ops| count_distinct_ops(ast, e, ops, seen);
     match &ast.exprs[e].kind {
         ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Name(_) => {}
         ExprKind::Index { base, index } => {
@@ -1268,7 +1510,7 @@ fn count_ops(ast: &crate::frontend::ast::Ast, e: crate::frontend::ast::ExprId, o
             }
             count_ops(ast, *base, ops);
             let mut sub = Ops::default();
-            count_ops(ast, *index, &mut sub);
+            count_distinct_ops(ast, *index, &mut sub, &mut Vec::new());
             ops.special += sub.special;
         }
         ExprKind::Call { name, args, .. } => {
@@ -1319,9 +1561,91 @@ fn count_ops(ast: &crate::frontend::ast::Ast, e: crate::frontend::ast::ExprId, o
     }
 }
 
+/// Whether expressions `a` and `b` are written the same (names, literals, operators).
+fn same_expr(
+    ast: &crate::frontend::ast::Ast,
+    a: crate::frontend::ast::ExprId,
+    b: crate::frontend::ast::ExprId,
+) -> bool {
+    use ExprKind as K;
+    let same = |x, y| same_expr(ast, x, y);
+    match (&ast.exprs[a].kind, &ast.exprs[b].kind) {
+        (K::Int(x), K::Int(y)) => x == y,
+        (K::Float(x), K::Float(y)) | (K::Name(x), K::Name(y)) => x == y,
+        (
+            K::Index { base, index },
+            K::Index {
+                base: b2,
+                index: i2,
+            },
+        ) => same(*base, *b2) && same(*index, *i2),
+        (
+            K::Call { name, args, .. },
+            K::Call {
+                name: n2, args: a2, ..
+            },
+        ) => name == n2 && args.len() == a2.len() && args.iter().zip(a2).all(|(x, y)| same(*x, *y)),
+        (
+            K::Unary { op, operand },
+            K::Unary {
+                op: o2,
+                operand: p2,
+            },
+        ) => op == o2 && same(*operand, *p2),
+        (
+            K::Cast { ty, operand },
+            K::Cast {
+                ty: t2,
+                operand: p2,
+            },
+        ) => ty == t2 && same(*operand, *p2),
+        (
+            K::Binary { op, lhs, rhs },
+            K::Binary {
+                op: o2,
+                lhs: l2,
+                rhs: r2,
+            },
+        ) => op == o2 && same(*lhs, *l2) && same(*rhs, *r2),
+        (
+            K::Conditional {
+                cond,
+                then_value,
+                else_value,
+            },
+            K::Conditional {
+                cond: c2,
+                then_value: t2,
+                else_value: e2,
+            },
+        ) => same(*cond, *c2) && same(*then_value, *t2) && same(*else_value, *e2),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{l1_reuse, lanes, L1};
+    use super::{count_ops, l1_reuse, lanes, Ops, L1};
+
+    #[test]
+    fn a_subexpression_written_twice_is_counted_once() {
+        use crate::diag::{SourceFile, SourceMap};
+        let text = "void f(float s[1], float x[4], float y[4]) {\n  for (int d = 0; d < 4; d++)\n    s[0] += (x[d] - y[d]) * (x[d] - y[d]) + 2.0f * x[d];\n}\n";
+        let mut sources = SourceMap::default();
+        let id = sources.add(SourceFile::new("t.c".to_string(), text.to_string()));
+        let parsed =
+            crate::frontend::parse(sources.get(id), id, None, &Default::default()).unwrap();
+        let p =
+            crate::poly::lower(parsed.units.into_iter().next().unwrap(), sources.get(id)).unwrap();
+        let crate::poly::program::StatementKind::Assign(root) = p.statements[0].kind else {
+            panic!("an assignment");
+        };
+        let mut ops = Ops::default();
+        count_ops(&p.unit.ast, root, &mut ops);
+        // One subtraction, one product, the `2.0f * x[d]` product, two additions (the
+        // `+` and the `+=`); three address updates: s[0], x[d], y[d].
+        assert_eq!((ops.arith, ops.index), (5, 3));
+    }
 
     #[test]
     fn a_coalesced_float_warp_moves_four_sectors() {
@@ -1353,7 +1677,7 @@ mod tests {
     #[test]
     fn a_broadcast_is_fetched_by_one_warp_and_served_to_the_others() {
         // 8 warps ask for the same sector: one miss, seven hits.
-        let r = l1_reuse(Some((0, 0)), None, &[32, 8], 4);
+        let r = l1_reuse(Some((0, 0)), None, &[32, 8], &[], 4);
         assert_eq!(
             r,
             L1 {
@@ -1367,10 +1691,10 @@ mod tests {
     #[test]
     fn a_coalesced_stream_reuses_only_the_sector_it_straddles() {
         // Each warp reads its own 128 bytes: nothing to reuse in the same iteration.
-        assert_eq!(l1_reuse(Some((1, 0)), None, &[32], 4).hits, 0.0);
+        assert_eq!(l1_reuse(Some((1, 0)), None, &[32], &[], 4).hits, 0.0);
         // Moving on by 128 bytes per iteration: where the first element is not at a
         // sector's start (7 of 8 alignments), one of the five sectors was read before.
-        let r = l1_reuse(Some((1, 0)), Some(32), &[32], 4);
+        let r = l1_reuse(Some((1, 0)), Some(32), &[32], &[], 4);
         assert!((r.hits - 7.0 / 8.0 * 0.2).abs() < 1e-12, "{r:?}");
     }
 
@@ -1378,7 +1702,7 @@ mod tests {
     fn a_thread_walking_along_its_own_row_hits_in_the_sector_it_read_before() {
         // Rows 1024 floats apart, one float further per iteration: a new sector in one
         // iteration of eight (when the first element is a sector's last).
-        let r = l1_reuse(Some((1024, 0)), Some(1), &[32], 4);
+        let r = l1_reuse(Some((1024, 0)), Some(1), &[32], &[], 4);
         assert_eq!(r.hits, 7.0 / 8.0);
         assert_eq!(r.lines, 32.0);
         // The block keeps its 32 sectors, and 32 more in the iteration that crosses.
@@ -1386,7 +1710,25 @@ mod tests {
     }
 
     #[test]
+    fn only_the_threads_that_pass_a_guard_share_sectors_in_l1() {
+        // A block of 64 threads of which the first 24 run (`tx < 24`), reading a row of
+        // 24 floats that moves by 24 per iteration: the new row is in sectors no thread
+        // read before. Counting the 40 idle threads, their reads would seem to bring in
+        // most of the next row.
+        let running: Vec<bool> = (0..64).map(|t| t < 24).collect();
+        let idle_counted = l1_reuse(Some((1, 0)), Some(24), &[64], &[], 4);
+        let running_only = l1_reuse(Some((1, 0)), Some(24), &[64], &running, 4);
+        assert!(idle_counted.hits > 0.5, "{idle_counted:?}");
+        assert!(running_only.hits < 0.25, "{running_only:?}");
+        // No thread runs: nothing to reuse.
+        assert_eq!(
+            l1_reuse(Some((1, 0)), Some(24), &[64], &[false; 64], 4),
+            L1::default()
+        );
+    }
+
+    #[test]
     fn an_access_that_is_not_affine_in_the_threads_is_not_served_by_l1() {
-        assert_eq!(l1_reuse(None, Some(1), &[32, 8], 4), L1::default());
+        assert_eq!(l1_reuse(None, Some(1), &[32, 8], &[], 4), L1::default());
     }
 }
