@@ -241,26 +241,31 @@ pub struct Site {
     pub kernel: usize,
     pub launches: f64,
     env: Env,
-    /// The device's SMs (see [`walk_kernel`]).
-    sms: i64,
+    /// The grid, and the block whose middle thread represents them all.
+    grid: Vec<i64>,
+    at: Vec<i64>,
 }
 
 impl Site {
     /// Walks the kernel's representative thread into `sink` (the blocks and their shape
     /// are in [`Site::work`]).
     pub fn walk(&self, t: &Transformed, g: &Generated, sink: &mut dyn Sink) {
-        walk_kernel(t, &g.kernels[self.kernel], self.env.clone(), self.sms, sink);
+        walk_block(
+            t,
+            &g.kernels[self.kernel],
+            self.env.clone(),
+            &self.grid,
+            &self.at,
+            sink,
+        );
     }
 
     /// What the kernel's representative thread does, counted, with the kernel's shape.
     pub fn work(&self, t: &Transformed, g: &Generated) -> KernelWork {
-        kernel_work(
-            t,
-            &g.kernels[self.kernel],
-            self.launches,
-            self.env.clone(),
-            self.sms,
-        )
+        let k = &g.kernels[self.kernel];
+        let mut counts = Counts::default();
+        let walked = walk_block(t, k, self.env.clone(), &self.grid, &self.at, &mut counts);
+        kernel_work(t, k, self.launches, &self.env, counts, walked)
     }
 }
 
@@ -288,11 +293,14 @@ pub fn sites(t: &Transformed, g: &Generated, sizes: &[(String, i64)], sms: i64) 
                 .fold((0.0, None), |(n, e), (_, m, env)| {
                     (n + m, e.or(Some(env.clone())))
                 });
+            let env = env.unwrap_or_else(|| base.clone());
+            let (grid, at) = representative_block(t, k, &env, sms);
             Site {
                 kernel: index,
                 launches: count,
-                env: env.unwrap_or_else(|| base.clone()),
-                sms,
+                env,
+                grid,
+                at,
             }
         })
         .collect()
@@ -458,9 +466,16 @@ fn host_launches(nodes: &[Node], env: &mut Env, mult: f64, out: &mut Vec<(usize,
     }
 }
 
-fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env, sms: i64) -> KernelWork {
-    let mut counts = Counts::default();
-    let (blocks, working_share, block) = walk_kernel(t, k, env.clone(), sms, &mut counts);
+/// What kernel `k` does, from its representative thread's `counts` and what the walk
+/// returned: the launch's blocks, the share of them that work, the block's shape.
+fn kernel_work(
+    t: &Transformed,
+    k: &KernelIr,
+    launches: f64,
+    env: &Env,
+    counts: Counts,
+    (blocks, working_share, block): (f64, f64, Vec<i64>),
+) -> KernelWork {
     let mut shared_bytes = 0;
     let mut register_words = 0;
     for c in &t.copies {
@@ -478,10 +493,7 @@ fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env, sms: i64)
         .global_arrays
         .iter()
         .map(|&a| {
-            let elems: f64 = array_extents(t, a, &env)
-                .iter()
-                .map(|&e| e as f64)
-                .product();
+            let elems: f64 = array_extents(t, a, env).iter().map(|&e| e as f64).product();
             elems * t.program.arrays[a].elem.size_bytes() as f64
         })
         .sum();
@@ -504,30 +516,28 @@ fn kernel_work(t: &Transformed, k: &KernelIr, launches: f64, env: Env, sms: i64)
     }
 }
 
-/// Walks kernel `k` for its representative thread into `sink`; returns the blocks per
-/// launch, the share of them that work, and the block's shape. The representative block
-/// is the middle one of the grid, or, when every block has an SM of its own (at most
-/// `sms` blocks: one wave, the kernel lasts as long as its longest block), the one
-/// with the most work ([`heaviest_block`]: a triangle's first rows, say).
-fn walk_kernel(
+/// Kernel `k`'s grid, and the block whose middle thread represents every thread: the
+/// middle one of the grid, or, when every block has an SM of its own (at most `sms`
+/// blocks: one wave, the kernel lasts as long as its longest block), the one with the
+/// most work ([`heaviest_block`]: a triangle's first rows, say).
+fn representative_block(
     t: &Transformed,
     k: &KernelIr,
-    env: Env,
+    env: &Env,
     sms: i64,
-    sink: &mut dyn Sink,
-) -> (f64, f64, Vec<i64>) {
+) -> (Vec<i64>, Vec<i64>) {
     let grid: Vec<i64> = k
         .grid
         .iter()
-        .map(|g| eval(g, &env).unwrap_or(1).max(1))
+        .map(|g| eval(g, env).unwrap_or(1).max(1))
         .collect();
     let blocks: i64 = grid.iter().product();
     let at = if blocks > 1 && blocks <= sms {
-        heaviest_block(t, k, &env, &grid)
+        heaviest_block(t, k, env, &grid)
     } else {
         grid.iter().map(|g| g / 2).collect()
     };
-    walk_block(t, k, env, &grid, &at, sink)
+    (grid, at)
 }
 
 /// Of the blocks of `grid` sampled as guards are ([`ThreadSpace::fraction`]: up to 5 per
@@ -575,7 +585,8 @@ fn odometer(index: &mut [usize], per_dim: &[Vec<i64>]) -> bool {
     false
 }
 
-/// Walks kernel `k` for the middle thread of block `at` of `grid` into `sink`.
+/// Walks kernel `k` for the middle thread of block `at` of `grid` into `sink`; returns
+/// the blocks per launch, the share of them that work, and the block's shape.
 fn walk_block(
     t: &Transformed,
     k: &KernelIr,
@@ -626,6 +637,7 @@ fn walk_block(
         shrink: std::cell::Cell::new(1.0),
         sizes: std::cell::RefCell::new(Vec::new()),
         reuse: std::cell::RefCell::new(Vec::new()),
+        statements: std::cell::RefCell::new(Vec::new()),
         running: std::cell::RefCell::new(vec![true; block.iter().product::<i64>().max(1) as usize]),
         masks: std::cell::RefCell::new(Vec::new()),
         written: (0..t.program.arrays.len())
@@ -682,6 +694,10 @@ const DIMS: [&str; 3] = ["x", "y", "z"];
 /// Which threads of a block pass a guard, in `threadIdx` order.
 type Mask = std::rc::Rc<Vec<bool>>;
 
+/// A source statement's operations, and per read whether it is the first of its element
+/// (the compiler loads an element written twice once).
+type Distinct = (Ops, std::rc::Rc<Vec<bool>>);
+
 struct Walker<'a> {
     t: &'a Transformed,
     block: &'a [i64],
@@ -701,6 +717,8 @@ struct Walker<'a> {
     sizes: std::cell::RefCell<Vec<(*const Node, f64)>>,
     /// L1 reuse already measured, per (statement, access).
     reuse: std::cell::RefCell<Vec<((usize, usize), L1)>>,
+    /// Per source statement already seen: [`Walker::statement`].
+    statements: std::cell::RefCell<Vec<(usize, Distinct)>>,
     /// Which threads of a block run the code being walked (those that pass the guards on
     /// the thread's position around it, in a block that works: [`ThreadSpace::mask`]).
     running: std::cell::RefCell<Vec<bool>>,
@@ -878,6 +896,34 @@ impl Walker<'_> {
             .max(1.0);
         self.sizes.borrow_mut().push((key, n));
         n
+    }
+
+    /// What source statement `id` computes ([`Distinct`]), found once per statement.
+    fn statement(&self, id: usize) -> Distinct {
+        if let Some((_, d)) = self.statements.borrow().iter().find(|(k, _)| *k == id) {
+            return d.clone();
+        }
+        let p = &self.t.program;
+        let statement = &p.statements[id];
+        let root = match statement.kind {
+            StatementKind::Assign(e) | StatementKind::Init { value: e } => e,
+        };
+        let mut ops = Ops::default();
+        count_ops(&p.unit.ast, root, &mut ops);
+        let first = statement
+            .reads
+            .iter()
+            .enumerate()
+            .map(|(k, &a)| {
+                let x = &p.accesses[a];
+                !statement.reads[..k]
+                    .iter()
+                    .any(|&b| p.accesses[b].array == x.array && p.accesses[b].text == x.text)
+            })
+            .collect();
+        let d = (ops, std::rc::Rc::new(first));
+        self.statements.borrow_mut().push((id, d.clone()));
+        d
     }
 
     /// [`ThreadSpace::mask`], evaluated once per guard.
@@ -1245,12 +1291,7 @@ impl Walker<'_> {
                     .reads
                     .iter()
                     .enumerate()
-                    .filter(|&(k, &a)| {
-                        let x = &p.accesses[a];
-                        !statement.reads[..k].iter().any(|&b| {
-                            p.accesses[b].array == x.array && p.accesses[b].text == x.text
-                        })
-                    })
+                    .filter(|&(k, _)| self.statement(id).1[k])
                     .filter_map(|(k, &a)| {
                         let f = if k == 0 { share(false) } else { 1.0 };
                         place(a).filter(|_| f > 0.0).map(|m| (m, f))
@@ -1270,11 +1311,7 @@ impl Walker<'_> {
                     sink.load(*m, mult * *share);
                 }
                 let ty = p.arrays[p.accesses[statement.write].array].elem;
-                let root = match statement.kind {
-                    StatementKind::Assign(e) | StatementKind::Init { value: e } => e,
-                };
-                let mut ops = Ops::default();
-                count_ops(&p.unit.ast, root, &mut ops);
+                let ops = self.statement(id).0;
                 let mut a = Arith {
                     special: ops.special,
                     // Range reduction and the like around each special function.
@@ -1463,7 +1500,7 @@ pub fn l1_reuse(stride: Step, step: Option<i64>, block: &[i64], running: &[bool]
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct Ops {
     arith: u32,
     special: u32,
