@@ -532,12 +532,44 @@ fn representative_block(
         .map(|g| eval(g, env).unwrap_or(1).max(1))
         .collect();
     let blocks: i64 = grid.iter().product();
-    let at = if blocks > 1 && blocks <= sms {
+    let at = if blocks > 1 && blocks <= sms && bounds_move_with_the_block(k) {
         heaviest_block(t, k, env, &grid)
     } else {
         grid.iter().map(|g| g / 2).collect()
     };
     (grid, at)
+}
+
+/// Whether a loop bound of kernel `k` depends on the block's position (through
+/// `blockIdx` or the prologue's variables): else every block does the same.
+fn bounds_move_with_the_block(k: &KernelIr) -> bool {
+    let mut moving: Vec<&str> = Vec::new();
+    let moves = |e: &Expr, moving: &[&str]| {
+        let mut names = Vec::new();
+        free_names(e, &mut names);
+        names
+            .iter()
+            .any(|n| n.starts_with("blockIdx.") || moving.contains(n))
+    };
+    for v in &k.prologue {
+        if moves(&v.value, &moving) {
+            moving.push(&v.name);
+        }
+    }
+    fn any_loop(nodes: &[Node], f: &mut dyn FnMut(&Expr) -> bool) -> bool {
+        nodes.iter().any(|n| match n {
+            Node::For {
+                init, cond, body, ..
+            } => f(init) || f(cond) || any_loop(body, f),
+            Node::If {
+                then_branch,
+                else_branch,
+                ..
+            } => any_loop(then_branch, f) || else_branch.as_deref().is_some_and(|b| any_loop(b, f)),
+            _ => false,
+        })
+    }
+    any_loop(&k.body, &mut |e| moves(e, &moving))
 }
 
 /// Of the blocks of `grid` sampled as guards are ([`ThreadSpace::fraction`]: up to 5 per
@@ -638,6 +670,7 @@ fn walk_block(
         sizes: std::cell::RefCell::new(Vec::new()),
         reuse: std::cell::RefCell::new(Vec::new()),
         statements: std::cell::RefCell::new(Vec::new()),
+        lanes: std::cell::RefCell::new(Vec::new()),
         running: std::cell::RefCell::new(vec![true; block.iter().product::<i64>().max(1) as usize]),
         masks: std::cell::RefCell::new(Vec::new()),
         written: (0..t.program.arrays.len())
@@ -691,6 +724,9 @@ fn thread_coefficients(e: &Expr, env: &Env) -> Option<(i64, i64)> {
 
 const DIMS: [&str; 3] = ["x", "y", "z"];
 
+/// A warp access's move along the threads and its element size.
+type LanesKey = (Step, i64);
+
 /// Which threads of a block pass a guard, in `threadIdx` order.
 type Mask = std::rc::Rc<Vec<bool>>;
 
@@ -717,6 +753,8 @@ struct Walker<'a> {
     sizes: std::cell::RefCell<Vec<(*const Node, f64)>>,
     /// L1 reuse already measured, per (statement, access).
     reuse: std::cell::RefCell<Vec<((usize, usize), L1)>>,
+    /// [`lanes`] already computed, per stride and element size.
+    lanes: std::cell::RefCell<Vec<(LanesKey, (f64, f64))>>,
     /// Per source statement already seen: [`Walker::statement`].
     statements: std::cell::RefCell<Vec<(usize, Distinct)>>,
     /// Which threads of a block run the code being walked (those that pass the guards on
@@ -1342,11 +1380,22 @@ impl Walker<'_> {
     fn global(&self, stride: Step, elem: i64, array: usize) -> Mem {
         let c = self.copying.get();
         Mem::Global {
-            sectors: (lanes(stride, self.block, elem).0 * c.lanes).max(1.0) * c.warps,
+            sectors: (self.lanes(stride, elem).0 * c.lanes).max(1.0) * c.warps,
             array: Some(array),
             l1: L1::default(),
             read_only: !self.written.contains(&array),
         }
+    }
+
+    /// [`lanes`] for the walk's block, computed once per stride and element size.
+    fn lanes(&self, stride: Step, elem: i64) -> (f64, f64) {
+        let key = (stride, elem);
+        if let Some((_, r)) = self.lanes.borrow().iter().find(|(k, _)| *k == key) {
+            return *r;
+        }
+        let r = lanes(stride, self.block, elem);
+        self.lanes.borrow_mut().push((key, r));
+        r
     }
 
     /// The L1 reuse of read `access` of statement `s` (measured once per walk).
@@ -1361,7 +1410,7 @@ impl Walker<'_> {
 
     fn shared(&self, stride: Step, elem: i64) -> Mem {
         Mem::Shared {
-            wavefronts: lanes(stride, self.block, elem).1,
+            wavefronts: self.lanes(stride, elem).1,
         }
     }
 }
