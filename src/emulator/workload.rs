@@ -540,23 +540,30 @@ fn representative_block(
     (grid, at)
 }
 
-/// Whether a loop bound of kernel `k` depends on the block's position (through
-/// `blockIdx` or the prologue's variables): else every block does the same.
-fn bounds_move_with_the_block(k: &KernelIr) -> bool {
+/// The prologue's variables of kernel `k` that depend on the block's position.
+fn moving_names(k: &KernelIr) -> Vec<&str> {
     let mut moving: Vec<&str> = Vec::new();
-    let moves = |e: &Expr, moving: &[&str]| {
-        let mut names = Vec::new();
-        free_names(e, &mut names);
-        names
-            .iter()
-            .any(|n| n.starts_with("blockIdx.") || moving.contains(n))
-    };
     for v in &k.prologue {
-        if moves(&v.value, &moving) {
+        if moves_with_the_block(&v.value, &moving) {
             moving.push(&v.name);
         }
     }
-    fn any_loop(nodes: &[Node], f: &mut dyn FnMut(&Expr) -> bool) -> bool {
+    moving
+}
+
+/// Whether `e` depends on the block's position: reads `blockIdx` or a `moving` name.
+fn moves_with_the_block(e: &Expr, moving: &[&str]) -> bool {
+    let mut names = Vec::new();
+    free_names(e, &mut names);
+    names
+        .iter()
+        .any(|n| n.starts_with("blockIdx.") || moving.contains(n))
+}
+
+/// Whether a loop bound of kernel `k` depends on the block's position (through
+/// `blockIdx` or the prologue's variables): else every block does the same.
+fn bounds_move_with_the_block(k: &KernelIr) -> bool {
+    fn any_loop(nodes: &[Node], f: &dyn Fn(&Expr) -> bool) -> bool {
         nodes.iter().any(|n| match n {
             Node::For {
                 init, cond, body, ..
@@ -569,7 +576,8 @@ fn bounds_move_with_the_block(k: &KernelIr) -> bool {
             _ => false,
         })
     }
-    any_loop(&k.body, &mut |e| moves(e, &moving))
+    let moving = moving_names(k);
+    any_loop(&k.body, &|e| moves_with_the_block(e, &moving))
 }
 
 /// Of the blocks of `grid` sampled as guards are ([`ThreadSpace::fraction`]: up to 5 per
@@ -671,7 +679,7 @@ fn walk_block(
         reuse: std::cell::RefCell::new(Vec::new()),
         statements: std::cell::RefCell::new(Vec::new()),
         lanes: std::cell::RefCell::new(Vec::new()),
-        running: std::cell::RefCell::new(vec![true; block.iter().product::<i64>().max(1) as usize]),
+        guards: std::cell::RefCell::new(Vec::new()),
         masks: std::cell::RefCell::new(Vec::new()),
         written: (0..t.program.arrays.len())
             .filter(|&a| t.writes(&t.kernels[k.kernel].statements, a))
@@ -757,9 +765,9 @@ struct Walker<'a> {
     lanes: std::cell::RefCell<Vec<(LanesKey, (f64, f64))>>,
     /// Per source statement already seen: [`Walker::statement`].
     statements: std::cell::RefCell<Vec<(usize, Distinct)>>,
-    /// Which threads of a block run the code being walked (those that pass the guards on
-    /// the thread's position around it, in a block that works: [`ThreadSpace::mask`]).
-    running: std::cell::RefCell<Vec<bool>>,
+    /// The guards on the thread's position around the code being walked, each with the
+    /// side taken (see [`Walker::running`]).
+    guards: std::cell::RefCell<Vec<(&'a Expr, bool)>>,
     /// Guards already evaluated thread by thread (by address): which threads pass.
     masks: std::cell::RefCell<Vec<(*const Expr, Mask)>>,
     /// The arrays the kernel writes.
@@ -793,7 +801,8 @@ impl ThreadSpace<'_> {
 
     /// Which threads of a block pass `cond`, a guard on the thread's position, in
     /// `threadIdx` order: of the blocks [`ThreadSpace::fraction`] samples, the one where
-    /// most pass (a block that works, not one a triangle's diagonal cuts).
+    /// most pass (a block that works, not one a triangle's diagonal cuts); any block when
+    /// `cond` does not depend on the block's position.
     fn mask(&self, cond: &Expr) -> Vec<bool> {
         let mut env = self.entry.clone();
         let threads: i64 = self.block.iter().product::<i64>().max(1);
@@ -801,6 +810,7 @@ impl ThreadSpace<'_> {
         let per_dim: Vec<Vec<i64>> = self.grid.iter().map(|&g| samples(g)).collect();
         let mut index = vec![0usize; per_dim.len()];
         let count = |m: &[bool]| m.iter().filter(|&&x| x).count();
+        let block_dependent = moves_with_the_block(cond, &moving_names(self.kernel));
         let mut best: Vec<bool> = Vec::new();
         loop {
             for (d, values) in per_dim.iter().enumerate() {
@@ -812,7 +822,7 @@ impl ThreadSpace<'_> {
             if best.is_empty() || count(&passes) > count(&best) {
                 best = passes;
             }
-            if count(&best) == best.len() || !odometer(&mut index, &per_dim) {
+            if count(&best) == best.len() || !block_dependent || !odometer(&mut index, &per_dim) {
                 return best;
             }
         }
@@ -911,7 +921,7 @@ fn free_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
     }
 }
 
-impl Walker<'_> {
+impl<'a> Walker<'a> {
     fn guard_share(&self, cond: &Expr) -> Option<Share> {
         let key = cond as *const Expr;
         if let Some((_, f)) = self.fractions.borrow().iter().find(|(k, _)| *k == key) {
@@ -924,7 +934,7 @@ impl Walker<'_> {
 
     /// The size of one iteration of loop `node` (its `body`, at `env`) in `sink`'s
     /// measure (measured once per loop).
-    fn size(&self, node: &Node, body: &[Node], env: &Env, sink: &dyn Sink) -> f64 {
+    fn size(&self, node: &Node, body: &'a [Node], env: &Env, sink: &dyn Sink) -> f64 {
         let key = std::ptr::from_ref(node);
         if let Some((_, n)) = self.sizes.borrow().iter().find(|(k, _)| *k == key) {
             return *n;
@@ -964,6 +974,25 @@ impl Walker<'_> {
         d
     }
 
+    /// Which threads of a block run the code being walked: those on the side taken of
+    /// each guard on the thread's position around it, in a block that works
+    /// ([`ThreadSpace::mask`]); empty when no such guard is around.
+    fn running(&self) -> Vec<bool> {
+        let guards = self.guards.borrow();
+        let mut running: Vec<bool> = Vec::new();
+        for &(cond, taken) in guards.iter() {
+            let passes = self.mask(cond);
+            if running.is_empty() {
+                running = passes.iter().map(|&p| p == taken).collect();
+            } else {
+                for (r, &p) in running.iter_mut().zip(passes.iter()) {
+                    *r = *r && p == taken;
+                }
+            }
+        }
+        running
+    }
+
     /// [`ThreadSpace::mask`], evaluated once per guard.
     fn mask(&self, cond: &Expr) -> Mask {
         let key = cond as *const Expr;
@@ -975,7 +1004,7 @@ impl Walker<'_> {
         m
     }
 
-    fn nodes(&self, nodes: &[Node], env: &mut Env, mult: f64, sink: &mut dyn Sink) {
+    fn nodes(&self, nodes: &'a [Node], env: &mut Env, mult: f64, sink: &mut dyn Sink) {
         for n in nodes {
             if sink.full() {
                 return;
@@ -1083,15 +1112,7 @@ impl Walker<'_> {
                             lanes: 1.0,
                         }
                     };
-                    let passes = self.mask(cond);
-                    let outer_running = self.running.borrow().clone();
-                    self.running.replace(
-                        outer_running
-                            .iter()
-                            .zip(passes.iter())
-                            .map(|(&r, &p)| r && p == taken)
-                            .collect(),
-                    );
+                    self.guards.borrow_mut().push((cond, taken));
                     if self.runs(body, &|k| matches!(k, StmtKind::Compute(_))) {
                         self.active.set(self.active.get().min(f.warps.max(0.0)));
                         self.nodes(body, env, mult, sink)
@@ -1104,7 +1125,7 @@ impl Walker<'_> {
                         self.nodes(body, env, mult, sink);
                         self.copying.set(outer);
                     }
-                    self.running.replace(outer_running);
+                    self.guards.borrow_mut().pop();
                 }
                 Node::Instance { statement, args } => {
                     if !sink.expands() {
@@ -1403,7 +1424,7 @@ impl Walker<'_> {
         if let Some((_, r)) = self.reuse.borrow().iter().find(|(k, _)| *k == (s, access)) {
             return *r;
         }
-        let r = l1_reuse(stride, step, self.block, &self.running.borrow(), elem);
+        let r = l1_reuse(stride, step, self.block, &self.running(), elem);
         self.reuse.borrow_mut().push(((s, access), r));
         r
     }
