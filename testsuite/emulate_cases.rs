@@ -241,6 +241,36 @@ fn a_single_wave_lasts_as_long_as_its_busiest_block() {
     assert!(rows > 256.0 && rows <= 512.0, "{rows} rows per thread");
 }
 
+/// A distance matrix's tile loop: each iteration copies 272 rows into shared memory, then
+/// computes on them, more than the 2000 instructions an IR stream emulates. The emulated
+/// part has the iteration's mix, so the computation weighs in the time (it was all copies,
+/// the computation's regions 0.01 of the time, when the stream was the first 2000).
+#[test]
+fn an_iteration_longer_than_the_stream_is_emulated_in_its_mix() {
+    let v = emulate_json(&[
+        "testsuite/strategy/kernels/distance_matrix.c",
+        "-D",
+        "NX=1024",
+        "-D",
+        "NY=2048",
+        "--recipe",
+        "benchmarks/calibration/distance_matrix/variant06_nest1.lua",
+        "--estimate-registers",
+    ]);
+    let regions = v["kernels"][0]["region_sensitivities"].as_array().unwrap();
+    let weight = |region: &str| -> f64 {
+        regions
+            .iter()
+            .filter(|r| r["region"] == region)
+            .map(|r| r["latency"].as_f64().unwrap() + r["gap"].as_f64().unwrap())
+            .sum()
+    };
+    let computation = weight("statement at line 15");
+    let copies = weight("copy of Y into shared memory");
+    assert!(computation > 0.1, "{computation} {v}");
+    assert!(copies < 0.6, "{copies} {v}");
+}
+
 /// GEMV^T stages 16 elements of `x` per tile with the threads `tx < 16`: that guard is
 /// around the copy only, so every block still computes (16 blocks of 256 at N = 4096).
 #[test]

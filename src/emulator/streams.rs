@@ -10,14 +10,16 @@
 //!   need; of the rest, the share [`StreamBuilder::new`] is given goes to DRAM and the
 //!   rest hits in L2, each spread evenly over the stream (error diffusion: deterministic).
 //! - The arithmetic of a statement: a dependent chain on FP32, FP64, INT or the special
-//!   function unit; an update kept in a register (`sum += ...`) also waits for its
-//!   previous instance (the loop-carried chain).
+//!   function unit; the last operation of an update kept in a register (`sum += ...`)
+//!   also waits for its previous instance (the loop-carried chain).
 //! - A store: the load/store unit after the arithmetic, then the memory pipe.
 //! - A loop iteration: an increment (waiting for the previous one) and a branch.
 //! - `__syncthreads()`: a barrier.
 //!
-//! Streams stop at [`MAX_INSTRUCTIONS`]; [`scale`] is the factor from the emulated part to
-//! the whole stream, counted with the same rules without expanding loops.
+//! Streams stop at [`MAX_INSTRUCTIONS`] (a loop iteration larger than the room left is
+//! sampled: the walk expands a share of the iterations of the loops in it); [`scale`] is
+//! the factor from the emulated part to the whole stream, counted with the same rules
+//! without expanding loops.
 
 use super::saake::Instr;
 use super::workload::{Arith, Mem, Sink};

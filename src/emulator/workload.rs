@@ -4,11 +4,12 @@
 //! instructions with their bank conflicts, barriers, and loop and branch overhead.
 //!
 //! A *representative thread* stands for all: the thread in the middle of the block in the
-//! block in the middle of the grid, each loop at its middle iteration for what it holds
-//! (so a triangular loop counts half its longest row), each guard decided at that point,
-//! except guards on the thread's position: the share of warps that pass one is sampled
-//! over the launch, and only that share of the blocks is counted (a triangle's blocks
-//! above its diagonal do nothing).
+//! block in the middle of the grid (or, in a grid of one wave whose loop bounds move with
+//! the block, the block with the most work), each loop at its middle iteration for what
+//! it holds (so a triangular loop counts half its longest row), each guard decided at
+//! that point, except guards on the thread's position: the share of warps that pass one
+//! is sampled over the launch, and only that share of the blocks is counted (a
+//! triangle's blocks above its diagonal do nothing).
 //! Sizes known only at run time take the values the caller gives.
 
 use crate::codegen::ir::Generated;
