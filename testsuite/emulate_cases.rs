@@ -185,21 +185,28 @@ fn emulate_errors() {
     assert!(err.contains("cannot read the recipe"), "{err}");
 }
 
-/// SYRK's lower triangle: the representative thread, in the middle of the launch, is
-/// above the diagonal and skips the work; the guard's share of warps (about half) is
-/// counted instead of nothing.
-#[test]
-fn a_triangle_guarded_by_position_counts_the_warps_that_pass() {
-    let v = emulate_json(&[
+/// `gpucc emulate --json` of SYRK's lower triangle (N = K = 512) with a recipe of its
+/// calibration set, registers estimated.
+fn syrk_lower(recipe: &str) -> serde_json::Value {
+    let recipe = format!("benchmarks/calibration/syrk_lower/{recipe}");
+    emulate_json(&[
         "testsuite/strategy/kernels/syrk_lower.c",
         "-D",
         "N=512",
         "-D",
         "K=512",
         "--recipe",
-        "benchmarks/calibration/syrk_lower/variant01_nest1.lua",
+        &recipe,
         "--estimate-registers",
-    ]);
+    ])
+}
+
+/// SYRK's lower triangle: the representative thread, in the middle of the launch, is
+/// above the diagonal and skips the work; the guard's share of warps (about half) is
+/// counted instead of nothing.
+#[test]
+fn a_triangle_guarded_by_position_counts_the_warps_that_pass() {
+    let v = syrk_lower("variant01_nest1.lua");
     // 8 x 128 blocks of 64 x 4 threads; those wholly above the diagonal (a bit under
     // half) do nothing, and are not counted.
     let blocks = v["kernels"][0]["blocks"].as_f64().unwrap();
@@ -222,16 +229,7 @@ fn a_triangle_guarded_by_position_counts_the_warps_that_pass() {
 /// grid, whose threads have the fewest rows).
 #[test]
 fn a_single_wave_lasts_as_long_as_its_busiest_block() {
-    let v = emulate_json(&[
-        "testsuite/strategy/kernels/syrk_lower.c",
-        "-D",
-        "N=512",
-        "-D",
-        "K=512",
-        "--recipe",
-        "benchmarks/calibration/syrk_lower/variant05_nest1.lua",
-        "--estimate-registers",
-    ]);
+    let v = syrk_lower("variant05_nest1.lua");
     let k = &v["kernels"][0];
     assert_eq!(k["blocks"].as_f64(), Some(2.0), "{v}");
     assert_eq!(k["waves"].as_f64(), Some(1.0), "{v}");
