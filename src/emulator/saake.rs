@@ -116,19 +116,21 @@ impl Waiting {
                 self.soonest.iter().position(|&s| s <= *t)?
             }
         };
-        let first = g * Waiting::GROUP;
-        let group = &self.wake[first..(first + Waiting::GROUP).min(self.wake.len())];
-        let x = first + group.iter().position(|&w| w <= *t)?;
+        let x = g * Waiting::GROUP + self.group(g).iter().position(|&w| w <= *t)?;
         self.wake[x] = f64::INFINITY;
         self.regroup(g);
         Some(x)
     }
 
+    /// The wake times of group `g`'s warps.
+    fn group(&self, g: usize) -> &[f64] {
+        let first = g * Waiting::GROUP;
+        &self.wake[first..(first + Waiting::GROUP).min(self.wake.len())]
+    }
+
     /// Recomputes group `g`'s soonest time.
     fn regroup(&mut self, g: usize) {
-        let first = g * Waiting::GROUP;
-        let group = &self.wake[first..(first + Waiting::GROUP).min(self.wake.len())];
-        self.soonest[g] = group.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+        self.soonest[g] = self.group(g).iter().fold(f64::INFINITY, |a, &b| a.min(b));
     }
 }
 

@@ -592,38 +592,29 @@ fn heaviest_block(t: &Transformed, k: &KernelIr, env: &Env, grid: &[i64]) -> Vec
         counts.instructions()
     };
     let mut best = (work(&middle), middle);
-    let per_dim: Vec<Vec<i64>> = grid.iter().map(|&g| samples(g)).collect();
-    let mut index = vec![0usize; grid.len()];
-    loop {
-        let at: Vec<i64> = index.iter().zip(&per_dim).map(|(&i, v)| v[i]).collect();
+    for at in sampled_blocks(grid) {
         let w = work(&at);
         if w > best.0 {
             best = (w, at);
         }
-        if !odometer(&mut index, &per_dim) {
-            return best.1;
-        }
     }
+    best.1
 }
 
-/// Up to 5 evenly spaced values of `0..extent`, both ends included.
-fn samples(extent: i64) -> Vec<i64> {
-    let mut v: Vec<i64> = (0..5).map(|k| k * (extent - 1).max(0) / 4).collect();
-    v.dedup();
-    v
-}
-
-/// Moves `index` to the next combination of `per_dim`'s values (the first dimension
-/// fastest); `false` after the last.
-fn odometer(index: &mut [usize], per_dim: &[Vec<i64>]) -> bool {
-    for (i, values) in index.iter_mut().zip(per_dim) {
-        *i += 1;
-        if *i < values.len() {
-            return true;
-        }
-        *i = 0;
+/// The blocks of `grid` that guards and the busiest block are sampled at: up to 5 evenly
+/// spaced positions per dimension, both ends included, every combination (the first
+/// dimension fastest, the block at the origin first).
+fn sampled_blocks(grid: &[i64]) -> Vec<Vec<i64>> {
+    let mut blocks = vec![Vec::new()];
+    for &extent in grid {
+        let mut along: Vec<i64> = (0..5).map(|k| k * (extent - 1).max(0) / 4).collect();
+        along.dedup();
+        blocks = along
+            .iter()
+            .flat_map(|&x| blocks.iter().map(move |b| [b.as_slice(), &[x]].concat()))
+            .collect();
     }
-    false
+    blocks
 }
 
 /// Walks kernel `k` for the middle thread of block `at` of `grid` into `sink`; returns
@@ -808,14 +799,12 @@ impl ThreadSpace<'_> {
         let mut env = self.entry.clone();
         let threads: i64 = self.block.iter().product::<i64>().max(1);
         let (thread_names, block_names) = position_names(self.block.len(), self.grid.len());
-        let per_dim: Vec<Vec<i64>> = self.grid.iter().map(|&g| samples(g)).collect();
-        let mut index = vec![0usize; per_dim.len()];
         let count = |m: &[bool]| m.iter().filter(|&&x| x).count();
         let block_dependent = moves_with_the_block(cond, &moving_names(self.kernel));
         let mut best: Vec<bool> = Vec::new();
-        loop {
-            for (d, values) in per_dim.iter().enumerate() {
-                env.set(&block_names[d], values[index[d]]);
+        for at in sampled_blocks(self.grid) {
+            for (name, &b) in block_names.iter().zip(&at) {
+                env.set(name, b);
             }
             let passes: Vec<bool> = (0..threads)
                 .map(|id| self.passes(cond, &mut env, &thread_names, id))
@@ -823,10 +812,11 @@ impl ThreadSpace<'_> {
             if best.is_empty() || count(&passes) > count(&best) {
                 best = passes;
             }
-            if count(&best) == best.len() || !block_dependent || !odometer(&mut index, &per_dim) {
-                return best;
+            if count(&best) == best.len() || !block_dependent {
+                break;
             }
         }
+        best
     }
 
     /// How many threads pass `cond`: the share of warps of which a lane passes, sampled
@@ -850,19 +840,17 @@ impl ThreadSpace<'_> {
         {
             return None;
         }
-        let per_dim: Vec<Vec<i64>> = self.grid.iter().map(|&g| samples(g)).collect();
         let threads: i64 = self.block.iter().product();
         let mut env = self.entry.clone();
         let (mut active, mut total) = (0u64, 0u64);
         let (mut lanes_in, mut lanes_of) = (0u64, 0u64);
-        let mut block_index = vec![0usize; per_dim.len()];
         // The names once, not per sampled lane (this runs in every ranking's emulation).
-        let (thread_names, block_names) = position_names(self.block.len(), per_dim.len());
-        loop {
-            for (d, values) in per_dim.iter().enumerate() {
-                env.set(&block_names[d], values[block_index[d]]);
+        let (thread_names, block_names) = position_names(self.block.len(), self.grid.len());
+        for (k, at) in sampled_blocks(self.grid).into_iter().enumerate() {
+            for (name, &b) in block_names.iter().zip(&at) {
+                env.set(name, b);
             }
-            let first_block = block_index.iter().all(|&b| b == 0);
+            let first_block = k == 0;
             for warp in 0..(threads + 31) / 32 {
                 let mut passes = |id: i64| self.passes(cond, &mut env, &thread_names, id);
                 let lanes = [0, 15, 31].map(|l| (warp * 32 + l).min(threads - 1));
@@ -874,9 +862,6 @@ impl ThreadSpace<'_> {
                 }
                 active += u64::from(passed);
                 total += 1;
-            }
-            if !odometer(&mut block_index, &per_dim) {
-                break;
             }
         }
         Some(Share {
