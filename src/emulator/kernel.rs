@@ -229,16 +229,22 @@ fn sass_stream(
 /// as it is timed: CUDA events around repeated launches): arrays that fit in L2 together
 /// are found there, so DRAM serves nothing. Arrays larger than L2 come from DRAM once
 /// per launch (compulsory traffic), and of the accesses beyond that, L2 keeps the share
-/// of the footprint that fits. Reads L1 serves are set apart later, by the stream builder.
+/// of the footprint that fits. The sectors a warp moves beyond the bytes its lanes ask
+/// for are not among those accesses: the rest of each sector is asked for by the warps
+/// beside it (the next rows of a tile, the next block along), which run at the same time
+/// and find it in L2. Reads L1 serves are set apart later, by the stream builder.
 fn dram_fraction(work: &KernelWork, warps_per_block: i64, device: &Device) -> f64 {
-    let total = work.per_thread.global_sectors * warps_per_block as f64 * work.blocks;
+    let warps = warps_per_block as f64 * work.blocks;
+    let total = work.per_thread.global_sectors * warps;
     let l2 = device.limits.l2_bytes as f64;
     if total <= 0.0 || work.footprint_bytes <= l2 {
         return if total <= 0.0 { 1.0 } else { 0.0 };
     }
+    let asked = (work.per_thread.global_bytes / 32.0 * warps).min(total);
     let compulsory = (work.footprint_bytes / 32.0).min(total);
     let kept = l2 / work.footprint_bytes;
-    ((compulsory + (total - compulsory) * (1.0 - kept)) / total).clamp(0.0, 1.0)
+    let again = (asked - compulsory).max(0.0);
+    ((compulsory + again * (1.0 - kept)) / total).clamp(0.0, 1.0)
 }
 
 /// What one of the SM's processing blocks runs (seed 000 emulates an SM's warps on one
@@ -302,6 +308,7 @@ mod tests {
             per_thread: Counts {
                 global_insts: 1.0,
                 global_sectors: sectors_per_warp,
+                global_bytes: 32.0 * sectors_per_warp,
                 ..Counts::default()
             },
             footprint_bytes,
@@ -321,6 +328,22 @@ mod tests {
         let (total, compulsory) = (8e8, 2.0 * l2 / 32.0);
         let want = (compulsory + (total - compulsory) * 0.5) / total;
         assert!((f - want).abs() < 1e-12, "{f} {want}");
+    }
+
+    #[test]
+    fn sectors_moved_beyond_what_the_lanes_ask_for_are_found_in_l2() {
+        // A transpose's copy tile of 64 rows of 16 bytes: each warp moves 8 sectors for
+        // 4 sectors' worth of bytes; the block beside it asks for the other halves, at
+        // the same time. The arrays, twice L2, come from DRAM once: half the sectors.
+        let d = Device::default_device();
+        let l2 = d.limits.l2_bytes as f64;
+        let warps = 8.0 * 1000.0;
+        let mut w = work(2.0 * l2, 2.0 * l2 / 32.0 / warps * 2.0);
+        w.per_thread.global_bytes = 2.0 * l2 / warps;
+        assert!((dram_fraction(&w, 8, &d) - 0.5).abs() < 1e-12);
+        // Had the lanes asked for every byte, the second pass would miss as half of it.
+        let whole = work(2.0 * l2, 2.0 * l2 / 32.0 / warps * 2.0);
+        assert!((dram_fraction(&whole, 8, &d) - 0.75).abs() < 1e-12);
     }
 
     #[test]

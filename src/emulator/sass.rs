@@ -732,6 +732,7 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
                     Space::Global => widen(
                         nth(Space::Global).unwrap_or(Mem::Global {
                             sectors: 4.0,
+                            asked: 4.0,
                             array: None,
                             l1: L1::default(),
                             read_only: false,
@@ -824,11 +825,13 @@ fn widen(m: Mem, scale: f64) -> Mem {
     match m {
         Mem::Global {
             sectors,
+            asked,
             array,
             l1,
             read_only,
         } if scale > 1.0 => Mem::Global {
             sectors: (sectors * scale).min(64.0),
+            asked: (asked * scale).min(64.0),
             array,
             l1: L1 {
                 lines: l1.lines * scale,
@@ -891,6 +894,7 @@ _Z1kPKfPf:
     fn lines(iterations: f64) -> Lines {
         let global = Mem::Global {
             sectors: 32.0,
+            asked: 32.0,
             array: Some(0),
             l1: L1::default(),
             read_only: true,
@@ -920,6 +924,7 @@ _Z1kPKfPf:
                 words: 1.0,
                 global_stores: vec![Mem::Global {
                     sectors: 4.0,
+                    asked: 4.0,
                     array: Some(1),
                     l1: L1::default(),
                     read_only: false,
@@ -936,6 +941,7 @@ _Z1kPKfPf:
         // `k`: the loop's SASS loads are those of A and B.
         let global = |sectors| Mem::Global {
             sectors,
+            asked: sectors,
             array: None,
             l1: L1::default(),
             read_only: true,

@@ -368,6 +368,7 @@ mod tests {
         b.load(
             Mem::Global {
                 sectors: 4.0,
+                asked: 4.0,
                 array: None,
                 l1: L1::default(),
                 read_only: false,
@@ -404,6 +405,7 @@ mod tests {
     fn l1_serves_its_share_of_reads_when_it_can_keep_them() {
         let read = |bytes| Mem::Global {
             sectors: 32.0,
+            asked: 32.0,
             array: None,
             l1: L1 {
                 hits: 0.5,
@@ -468,6 +470,7 @@ mod tests {
         // publishes the staged x.
         let global = |read_only| Mem::Global {
             sectors: 4.0,
+            asked: 4.0,
             array: None,
             l1: L1::default(),
             read_only,
@@ -497,6 +500,7 @@ mod tests {
         let mut b = StreamBuilder::new(0.0, 0.0);
         let global = Mem::Global {
             sectors: 4.0,
+            asked: 4.0,
             array: None,
             l1: L1::default(),
             read_only: false,
@@ -546,6 +550,7 @@ mod tests {
             sink.load(
                 Mem::Global {
                     sectors: 8.0,
+                    asked: 8.0,
                     array: None,
                     l1: L1::default(),
                     read_only: false,
@@ -565,6 +570,7 @@ mod tests {
             sink.store(
                 Mem::Global {
                     sectors: 4.0,
+                    asked: 4.0,
                     array: None,
                     l1: L1::default(),
                     read_only: false,

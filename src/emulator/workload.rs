@@ -57,6 +57,9 @@ pub enum Mem {
     /// array (`None` for a reduction's atomic), and what L1 may serve of it.
     Global {
         sectors: f64,
+        /// The bytes the lanes ask for, in sectors (at most `sectors`: fewer where the
+        /// lanes use part of each sector and leave the rest to other warps).
+        asked: f64,
         array: Option<usize>,
         l1: L1,
         /// Read from an array the kernel does not write: `const __restrict__`, read
@@ -182,7 +185,12 @@ impl Counts {
 
     fn memory(&mut self, m: Mem, mult: f64) {
         match m {
-            Mem::Global { sectors, array, .. } => {
+            Mem::Global {
+                sectors,
+                asked,
+                array,
+                ..
+            } => {
                 if let Some(a) = array {
                     if let Err(at) = self.global_arrays.binary_search(&a) {
                         self.global_arrays.insert(at, a);
@@ -190,7 +198,7 @@ impl Counts {
                 }
                 self.global_insts += mult;
                 self.global_sectors += sectors * mult;
-                self.global_bytes += 32.0 * sectors.min(32.0) * mult;
+                self.global_bytes += 32.0 * asked * mult;
                 self.int += mult;
             }
             Mem::Shared { wavefronts } => {
@@ -754,7 +762,7 @@ struct Walker<'a> {
     /// L1 reuse already measured, per (statement, access).
     reuse: std::cell::RefCell<Vec<((usize, usize), L1)>>,
     /// [`lanes`] already computed, per stride and element size.
-    lanes: std::cell::RefCell<Vec<(LanesKey, (f64, f64))>>,
+    lanes: std::cell::RefCell<Vec<(LanesKey, Lanes)>>,
     /// Per source statement already seen: [`Walker::statement`].
     statements: std::cell::RefCell<Vec<(usize, Distinct)>>,
     /// The guards on the thread's position around the code being walked, each with the
@@ -1386,8 +1394,11 @@ impl<'a> Walker<'a> {
     /// sectors of the lanes that pass (at least one), spread over all warps.
     fn global(&self, stride: Step, elem: i64, array: usize) -> Mem {
         let c = self.copying.get();
+        let l = self.lanes(stride, elem);
+        let sectors = (l.sectors * c.lanes).max(1.0) * c.warps;
         Mem::Global {
-            sectors: (self.lanes(stride, elem).0 * c.lanes).max(1.0) * c.warps,
+            sectors,
+            asked: (l.asked * c.lanes * c.warps).min(sectors),
             array: Some(array),
             l1: L1::default(),
             read_only: !self.written.contains(&array),
@@ -1395,7 +1406,7 @@ impl<'a> Walker<'a> {
     }
 
     /// [`lanes`] for the walk's block, computed once per stride and element size.
-    fn lanes(&self, stride: Step, elem: i64) -> (f64, f64) {
+    fn lanes(&self, stride: Step, elem: i64) -> Lanes {
         let key = (stride, elem);
         if let Some((_, r)) = self.lanes.borrow().iter().find(|(k, _)| *k == key) {
             return *r;
@@ -1417,7 +1428,7 @@ impl<'a> Walker<'a> {
 
     fn shared(&self, stride: Step, elem: i64) -> Mem {
         Mem::Shared {
-            wavefronts: self.lanes(stride, elem).1,
+            wavefronts: self.lanes(stride, elem).wavefronts,
         }
     }
 }
@@ -1453,20 +1464,38 @@ fn linearize(coefs: &[Option<(i64, i64)>], extents: &[i64]) -> Option<(i64, i64)
     Some(total)
 }
 
-/// The 32-byte sectors a warp's access touches, and the shared-memory passes it needs
-/// (the most distinct 4-byte words that fall in one of the 32 banks).
-pub fn lanes(stride: Option<(i64, i64)>, block: &[i64], elem: i64) -> (f64, f64) {
+/// What a warp's access costs, from where its lanes' elements lie.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lanes {
+    /// The 32-byte sectors it touches.
+    pub sectors: f64,
+    /// The shared-memory passes it needs: the most distinct 4-byte words that fall in
+    /// one of the 32 banks.
+    pub wavefronts: f64,
+    /// The bytes the lanes ask for, in sectors (at most `sectors`).
+    pub asked: f64,
+}
+
+/// The cost of a warp's access whose element moves by `stride` elements along threadIdx.x
+/// and .y. Not affine: every lane its own sector and its own pass, all of it asked for.
+pub fn lanes(stride: Option<(i64, i64)>, block: &[i64], elem: i64) -> Lanes {
     let Some((sx, sy)) = stride else {
-        return (32.0, 32.0);
+        return Lanes {
+            sectors: 32.0,
+            wavefronts: 32.0,
+            asked: 32.0,
+        };
     };
     let bx = block.first().copied().unwrap_or(1).max(1);
     let by = block.get(1).copied().unwrap_or(1).max(1);
     let threads: i64 = block.iter().product::<i64>().max(1);
     let mut sectors: Vec<i64> = Vec::with_capacity(64);
     let mut words: Vec<i64> = Vec::with_capacity(64);
+    let mut addrs: Vec<i64> = Vec::with_capacity(32);
     for lane in 0..threads.min(32) {
         let (tx, ty) = (lane % bx, (lane / bx) % by);
         let addr = (sx * tx + sy * ty) * elem;
+        addrs.push(addr);
         let first = addr.div_euclid(32);
         let last = (addr + elem - 1).div_euclid(32);
         sectors.extend(first..=last);
@@ -1481,7 +1510,14 @@ pub fn lanes(stride: Option<(i64, i64)>, block: &[i64], elem: i64) -> (f64, f64)
         per_bank[w.rem_euclid(32) as usize] += 1;
     }
     let wavefronts = per_bank.iter().copied().max().unwrap_or(1).max(1);
-    (sectors.len().max(1) as f64, wavefronts as f64)
+    addrs.sort_unstable();
+    addrs.dedup();
+    let sectors = sectors.len().max(1) as f64;
+    Lanes {
+        sectors,
+        wavefronts: wavefronts as f64,
+        asked: ((addrs.len() as i64 * elem) as f64 / 32.0).min(sectors),
+    }
 }
 
 /// The L1 reuse of a global read whose element moves by `stride` elements along
@@ -1718,7 +1754,7 @@ fn same_expr(
 
 #[cfg(test)]
 mod tests {
-    use super::{count_ops, l1_reuse, lanes, Ops, L1};
+    use super::{count_ops, l1_reuse, lanes, Lanes, Ops, L1};
 
     #[test]
     fn a_subexpression_written_twice_is_counted_once() {
@@ -1742,29 +1778,51 @@ mod tests {
 
     #[test]
     fn a_coalesced_float_warp_moves_four_sectors() {
-        assert_eq!(lanes(Some((1, 0)), &[32, 8], 4), (4.0, 1.0));
+        assert_eq!(
+            lanes(Some((1, 0)), &[32, 8], 4),
+            Lanes {
+                sectors: 4.0,
+                wavefronts: 1.0,
+                asked: 4.0
+            }
+        );
         // Doubles: eight sectors, and two words per lane spread over the banks.
-        assert_eq!(lanes(Some((1, 0)), &[32], 8).0, 8.0);
+        assert_eq!(lanes(Some((1, 0)), &[32], 8).sectors, 8.0);
     }
 
     #[test]
     fn a_broadcast_is_one_sector_and_one_pass() {
-        assert_eq!(lanes(Some((0, 0)), &[32, 8], 4), (1.0, 1.0));
+        assert_eq!(
+            lanes(Some((0, 0)), &[32, 8], 4),
+            Lanes {
+                sectors: 1.0,
+                wavefronts: 1.0,
+                asked: 0.125
+            }
+        );
     }
 
     #[test]
     fn a_column_walk_touches_a_sector_per_lane_and_conflicts_on_banks() {
-        // Stride 1024 floats along x: 32 sectors; in shared memory, 32 lanes on one bank.
-        assert_eq!(lanes(Some((1024, 0)), &[32], 4), (32.0, 32.0));
+        // Stride 1024 floats along x: 32 sectors, of which the lanes ask for 4 sectors'
+        // worth; in shared memory, 32 lanes on one bank.
+        assert_eq!(
+            lanes(Some((1024, 0)), &[32], 4),
+            Lanes {
+                sectors: 32.0,
+                wavefronts: 32.0,
+                asked: 4.0
+            }
+        );
         // Padded to 1025: no conflicts.
-        assert_eq!(lanes(Some((1025, 0)), &[32], 4).1, 1.0);
+        assert_eq!(lanes(Some((1025, 0)), &[32], 4).wavefronts, 1.0);
     }
 
     #[test]
     fn a_narrow_block_spreads_a_warp_over_rows() {
         // 16 x 16 threads: a warp is two rows of 16; rows 1024 floats apart.
-        assert_eq!(lanes(Some((1, 1024)), &[16, 16], 4).0, 4.0);
-        assert_eq!(lanes(None, &[16, 16], 4).0, 32.0);
+        assert_eq!(lanes(Some((1, 1024)), &[16, 16], 4).sectors, 4.0);
+        assert_eq!(lanes(None, &[16, 16], 4).sectors, 32.0);
     }
 
     #[test]
