@@ -7,7 +7,7 @@
 use super::ptxas::Native;
 use super::saake::{self, Bottleneck, RegionSensitivity, Resource, Sensitivity, Workload};
 use super::sass;
-use super::streams::{self, InstructionCount, StreamBuilder};
+use super::streams::{self, DramShares, InstructionCount, StreamBuilder};
 use super::workload::{self, KernelWork};
 use super::Detail;
 use crate::codegen::ir::Generated;
@@ -104,16 +104,17 @@ pub fn emulate(
         let per_sm = (work.blocks / active_sms).ceil().max(1.0) as i64;
         let resident = fit.min(per_sm);
         let warps_per_block = ((work.threads_per_block + l.warp_size - 1) / l.warp_size).max(1);
-        let dram_share = dram_fraction(&work, warps_per_block, device);
+        let dram = dram_shares(&work, warps_per_block, device);
+        let dram_share = dram.overall;
         // What shared memory leaves of L1, per resident block.
         let l1_bytes = (l.l1_shared_bytes_per_sm - resident * work.shared_bytes).max(0) as f64
             / resident as f64;
-        let mut builder = StreamBuilder::new(dram_share, l1_bytes);
+        let mut builder = StreamBuilder::new(dram.clone(), l1_bytes);
         let from_sass = sass_stream(t, g, &site, native, &work.name, &mut builder);
         let total = match &from_sass {
             Ok(total) => *total,
             Err(_) => {
-                builder = StreamBuilder::new(dram_share, l1_bytes);
+                builder = StreamBuilder::new(dram, l1_bytes);
                 site.walk(t, g, &mut builder);
                 builder.hoist_loads(LOAD_WINDOW);
                 let mut count = InstructionCount::default();
@@ -131,6 +132,7 @@ pub fn emulate(
             warps_per_block: part.warps_per_block,
             blocks: part.blocks,
             issue_per_cycle: 1,
+            unwaited: &[streams::DRAM, streams::L2],
         };
         // The issue order is kept only for the sensitivity analysis, which replays it.
         let run = (detail >= Detail::Bottleneck).then(|| saake::emulate(&resources, &w));
@@ -224,27 +226,71 @@ fn sass_stream(
     sass::stream(k, &lines, b)
 }
 
-/// The share of a launch's global sectors that DRAM serves; L2 serves the rest. The
-/// prediction is for the steady state (a kernel launched again, in a time-step loop or
-/// as it is timed: CUDA events around repeated launches): arrays that fit in L2 together
-/// are found there, so DRAM serves nothing. Arrays larger than L2 come from DRAM once
-/// per launch (compulsory traffic), and of the accesses beyond that, L2 keeps the share
-/// of the footprint that fits. The sectors a warp moves beyond the bytes its lanes ask
-/// for are not among those accesses: the rest of each sector is asked for by the warps
-/// beside it (the next rows of a tile, the next block along), which run at the same time
-/// and find it in L2. Reads L1 serves are set apart later, by the stream builder.
-fn dram_fraction(work: &KernelWork, warps_per_block: i64, device: &Device) -> f64 {
+/// Where a launch's global sectors come from: per array, the share DRAM serves (L2
+/// serves the rest), and that share over all of them. The prediction is for the steady
+/// state (a kernel launched again, in a time-step loop or as it is timed: CUDA events
+/// around repeated launches): arrays that fit in L2 together are found there, so DRAM
+/// serves nothing. When they do not, each array comes from DRAM once per launch
+/// (compulsory traffic), and an element read again is found in L2 when what the kernel
+/// touches between two reads of it fits there. With the accesses spread evenly over the
+/// launch, an array read `r` times is read again after `1/r` of it, in which an array
+/// read `r'` times touches `min(1, r'/r)` of its bytes: GEMV^T's x, read by every block,
+/// stays in L2 while A streams through it once. The sectors a warp moves beyond the
+/// bytes its lanes ask for are not reads again: the rest of each sector is asked for by
+/// the warps beside it (the next rows of a tile, the next block along), which run at the
+/// same time and find it in L2. Reads L1 serves are set apart later, by the stream
+/// builder.
+fn dram_shares(work: &KernelWork, warps_per_block: i64, device: &Device) -> DramShares {
     let warps = warps_per_block as f64 * work.blocks;
-    let total = work.per_thread.global_sectors * warps;
     let l2 = device.limits.l2_bytes as f64;
-    if total <= 0.0 || work.footprint_bytes <= l2 {
-        return if total <= 0.0 { 1.0 } else { 0.0 };
+    let arrays = &work.per_thread.global_arrays;
+    let fits = work.footprint_bytes <= l2;
+    // Per array: sectors moved, sectors asked for, compulsory sectors, reads per element.
+    let traffic: Vec<(f64, f64, f64, f64)> = arrays
+        .iter()
+        .zip(&work.array_bytes)
+        .map(|(a, &bytes)| {
+            let total = a.sectors * warps;
+            let asked = (a.asked * warps).min(total);
+            let compulsory = (bytes / 32.0).min(total);
+            (
+                total,
+                asked,
+                compulsory,
+                (asked * 32.0 / bytes.max(1.0)).max(1.0),
+            )
+        })
+        .collect();
+    let mut dram = 0.0;
+    let mut total = 0.0;
+    let mut shares = Vec::with_capacity(arrays.len());
+    for (a, &(moved, asked, compulsory, reads)) in arrays.iter().zip(&traffic) {
+        let between: f64 = traffic
+            .iter()
+            .zip(&work.array_bytes)
+            .map(|(&(.., r), &bytes)| bytes * (r / reads).min(1.0))
+            .sum();
+        let kept = (l2 / between.max(1.0)).min(1.0);
+        let from_dram = if fits {
+            0.0
+        } else {
+            compulsory + (asked - compulsory).max(0.0) * (1.0 - kept)
+        };
+        shares.push((a.array, if moved > 0.0 { from_dram / moved } else { 0.0 }));
+        dram += from_dram;
+        total += moved;
     }
-    let asked = (work.per_thread.global_bytes / 32.0 * warps).min(total);
-    let compulsory = (work.footprint_bytes / 32.0).min(total);
-    let kept = l2 / work.footprint_bytes;
-    let again = (asked - compulsory).max(0.0);
-    ((compulsory + again * (1.0 - kept)) / total).clamp(0.0, 1.0)
+    let overall = if total > 0.0 {
+        (dram / total).clamp(0.0, 1.0)
+    } else if fits && work.per_thread.global_sectors > 0.0 {
+        0.0
+    } else {
+        1.0
+    };
+    DramShares {
+        arrays: shares,
+        overall,
+    }
 }
 
 /// What one of the SM's processing blocks runs (seed 000 emulates an SM's warps on one
@@ -293,9 +339,20 @@ const LOAD_WINDOW: usize = 64;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emulator::workload::Counts;
+    use crate::emulator::workload::{ArrayTraffic, Counts};
 
-    fn work(footprint_bytes: f64, sectors_per_warp: f64) -> KernelWork {
+    /// A launch of 1000 blocks of 8 warps whose warps each move `sectors` sectors of
+    /// array `k` and ask for `asked` sectors' worth, the array being `bytes` long.
+    fn work(arrays: &[(f64, f64, f64)]) -> KernelWork {
+        let traffic: Vec<ArrayTraffic> = arrays
+            .iter()
+            .enumerate()
+            .map(|(k, &(_, sectors, asked))| ArrayTraffic {
+                array: k,
+                sectors,
+                asked,
+            })
+            .collect();
         KernelWork {
             working_share: 1.0,
             name: "k".into(),
@@ -307,24 +364,31 @@ mod tests {
             register_copy_words: 0,
             per_thread: Counts {
                 global_insts: 1.0,
-                global_sectors: sectors_per_warp,
-                global_bytes: 32.0 * sectors_per_warp,
+                global_sectors: traffic.iter().map(|a| a.sectors).sum(),
+                global_bytes: 32.0 * traffic.iter().map(|a| a.asked).sum::<f64>(),
+                global_arrays: traffic,
                 ..Counts::default()
             },
-            footprint_bytes,
+            footprint_bytes: arrays.iter().map(|a| a.0).sum(),
+            array_bytes: arrays.iter().map(|a| a.0).collect(),
         }
+    }
+
+    /// The share of DRAM over all arrays.
+    fn dram(arrays: &[(f64, f64, f64)]) -> f64 {
+        dram_shares(&work(arrays), 8, &Device::default_device()).overall
     }
 
     #[test]
     fn data_that_fits_in_l2_is_found_there_and_larger_data_comes_from_dram_once() {
         let d = Device::default_device();
         // Steady state: arrays that fit in L2 are there from the launch before.
-        assert_eq!(dram_fraction(&work(1.6e6, 100.0), 8, &d), 0.0);
-        assert_eq!(dram_fraction(&work(25.6e6, 100.0), 8, &d), 0.0);
+        assert_eq!(dram(&[(1.6e6, 100.0, 100.0)]), 0.0);
+        assert_eq!(dram(&[(25.6e6, 100.0, 100.0)]), 0.0);
         // 8000 warps x 100 000 sectors; 104.8 MB of arrays = 3 276 800 sectors come from
         // DRAM once, and half of the rest misses (L2 holds half the footprint).
         let l2 = d.limits.l2_bytes as f64;
-        let f = dram_fraction(&work(2.0 * l2, 1e5), 8, &d);
+        let f = dram(&[(2.0 * l2, 1e5, 1e5)]);
         let (total, compulsory) = (8e8, 2.0 * l2 / 32.0);
         let want = (compulsory + (total - compulsory) * 0.5) / total;
         assert!((f - want).abs() < 1e-12, "{f} {want}");
@@ -334,16 +398,32 @@ mod tests {
     fn sectors_moved_beyond_what_the_lanes_ask_for_are_found_in_l2() {
         // A transpose's copy tile of 64 rows of 16 bytes: each warp moves 8 sectors for
         // 4 sectors' worth of bytes; the block beside it asks for the other halves, at
-        // the same time. The arrays, twice L2, come from DRAM once: half the sectors.
+        // the same time. The array, twice L2, comes from DRAM once: half the sectors.
+        let l2 = Device::default_device().limits.l2_bytes as f64;
+        let once = 2.0 * l2 / 32.0 / 8000.0;
+        assert!((dram(&[(2.0 * l2, 2.0 * once, once)]) - 0.5).abs() < 1e-12);
+        // Had the lanes asked for every byte, the second pass would miss as half of it.
+        assert!((dram(&[(2.0 * l2, 2.0 * once, 2.0 * once)]) - 0.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_small_array_read_by_every_block_stays_in_l2_while_a_large_one_streams() {
+        // GEMV^T: A (twice L2) read once, x (16 KB) read by each of the 8000 warps.
         let d = Device::default_device();
         let l2 = d.limits.l2_bytes as f64;
-        let warps = 8.0 * 1000.0;
-        let mut w = work(2.0 * l2, 2.0 * l2 / 32.0 / warps * 2.0);
-        w.per_thread.global_bytes = 2.0 * l2 / warps;
-        assert!((dram_fraction(&w, 8, &d) - 0.5).abs() < 1e-12);
-        // Had the lanes asked for every byte, the second pass would miss as half of it.
-        let whole = work(2.0 * l2, 2.0 * l2 / 32.0 / warps * 2.0);
-        assert!((dram_fraction(&whole, 8, &d) - 0.75).abs() < 1e-12);
+        let a = (2.0 * l2, 2.0 * l2 / 32.0 / 8000.0, 2.0 * l2 / 32.0 / 8000.0);
+        let x = (16384.0, 512.0, 512.0);
+        let shares = dram_shares(&work(&[a, x]), 8, &d);
+        assert_eq!(shares.arrays[0], (0, 1.0));
+        // x: its 512 sectors once from DRAM of the 8000 x 512 read; between two reads of
+        // it A moves 1/8000 of its bytes, far less than L2 holds.
+        assert!(
+            (shares.arrays[1].1 - 1.0 / 8000.0).abs() < 1e-12,
+            "{:?}",
+            shares
+        );
+        // One share for both would send 2/3 of x's reads to DRAM.
+        assert!(dram(&[(2.0 * l2 + 16384.0, a.1 + x.1, a.1 + x.1)]) > 0.6);
     }
 
     #[test]
@@ -366,11 +446,10 @@ mod tests {
 
     #[test]
     fn data_larger_than_l2_misses_in_proportion() {
-        let d = Device::default_device();
-        let l2 = d.limits.l2_bytes as f64;
-        let fits = dram_fraction(&work(l2 / 2.0, 1e6), 8, &d);
-        let twice = dram_fraction(&work(l2 * 2.0, 1e6), 8, &d);
-        let four = dram_fraction(&work(l2 * 4.0, 1e6), 8, &d);
+        let l2 = Device::default_device().limits.l2_bytes as f64;
+        let fits = dram(&[(l2 / 2.0, 1e6, 1e6)]);
+        let twice = dram(&[(l2 * 2.0, 1e6, 1e6)]);
+        let four = dram(&[(l2 * 4.0, 1e6, 1e6)]);
         assert!(fits < twice && twice < four, "{fits} {twice} {four}");
         assert!(twice > 0.5 && four > 0.75, "{twice} {four}");
     }

@@ -66,6 +66,11 @@ pub struct Workload<'a> {
     /// Instructions issued per cycle: 1 in Algorithm 1, and for the one warp scheduler of
     /// an SM processing block that gpucc emulates (`kernel::Partition`).
     pub issue_per_cycle: usize,
+    /// Resources whose operations a barrier does not wait for (seed 000 §4.4 has it wait
+    /// for every instruction; a GPU's `BAR.SYNC` does not wait for global loads and
+    /// stores in flight, only the instructions that use a load's result do: ptxas moves
+    /// loads above barriers for that overlap).
+    pub unwaited: &'a [usize],
 }
 
 /// The warps waiting for the current one to stall, each with the time it may go on.
@@ -244,6 +249,11 @@ fn run(resources: &[Resource], w: &Workload, record: bool) -> Emulation {
     let mut released = vec![0.0f64; warps];
     let mut at_barrier = vec![false; warps];
     let mut last_finish = vec![0.0f64; warps];
+    // Per warp: when its instructions a barrier waits for are finished.
+    let mut synced = vec![0.0f64; warps];
+    let waited: Vec<bool> = (0..resources.len())
+        .map(|r| !w.unwaited.contains(&r))
+        .collect();
     let mut t = 0.0f64;
     let mut current = 0usize;
     let mut order = Vec::with_capacity(if record { warps * n } else { 0 });
@@ -292,6 +302,9 @@ fn run(resources: &[Resource], w: &Workload, record: bool) -> Emulation {
             let f = begin + extra + latency[r];
             fin[flat.at(current, i)] = f;
             last_finish[current] = last_finish[current].max(f);
+            if waited[r] {
+                synced[current] = synced[current].max(f);
+            }
             pipe_admit[r] = begin + extra + gap[r];
             utilization[r] += (t - start[r]).min(latency[r]);
             start[r] = t;
@@ -302,13 +315,13 @@ fn run(resources: &[Resource], w: &Workload, record: bool) -> Emulation {
             t += 1.0 / issue;
         } else {
             let block = current / w.warps_per_block.max(1);
-            fin[flat.at(current, i)] = last_finish[current];
+            fin[flat.at(current, i)] = synced[current];
             at_barrier[current] = true;
             waiting[block] += 1;
             if waiting[block] == w.warps_per_block {
                 let first = block * w.warps_per_block;
                 let members = first..first + w.warps_per_block;
-                let open = members.clone().map(|x| last_finish[x]).fold(t, f64::max);
+                let open = members.clone().map(|x| synced[x]).fold(t, f64::max);
                 for x in members {
                     at_barrier[x] = false;
                     released[x] = open;
@@ -316,7 +329,8 @@ fn run(resources: &[Resource], w: &Workload, record: bool) -> Emulation {
                     if cur[x] == n {
                         done += 1;
                     } else if x != current {
-                        others.wait(x, open);
+                        // Its next instruction may wait for memory the barrier did not.
+                        others.wait(x, flat.ready(x, cur[x], &fin, open));
                     }
                 }
                 waiting[block] = 0;
@@ -361,6 +375,8 @@ fn replay_with(
     let mut pipe_admit = vec![f64::NEG_INFINITY; resources];
     let mut released = vec![0.0f64; warps];
     let mut last_finish = vec![0.0f64; warps];
+    let mut synced = vec![0.0f64; warps];
+    let waited: Vec<bool> = (0..resources).map(|r| !w.unwaited.contains(&r)).collect();
     let mut arrived = vec![0usize; w.blocks];
     let mut t = f64::NEG_INFINITY;
     let mut next_slot = 0.0f64;
@@ -377,18 +393,21 @@ fn replay_with(
             let f = begin + extra + latency;
             fin[flat.at(warp, i)] = f;
             last_finish[warp] = last_finish[warp].max(f);
+            if waited[r] {
+                synced[warp] = synced[warp].max(f);
+            }
             pipe_admit[r] = begin + extra + gap;
             next_slot = t + 1.0 / issue;
         } else {
             let block = warp / w.warps_per_block.max(1);
-            fin[flat.at(warp, i)] = last_finish[warp];
+            fin[flat.at(warp, i)] = synced[warp];
             arrived[block] += 1;
             if arrived[block] == w.warps_per_block {
                 let first = block * w.warps_per_block;
                 let members = first..first + w.warps_per_block;
                 let open = members
                     .clone()
-                    .map(|x| last_finish[x])
+                    .map(|x| synced[x])
                     .fold(t.max(next_slot - 1.0 / issue).max(0.0), f64::max);
                 for x in members {
                     released[x] = open;
@@ -552,6 +571,7 @@ mod tests {
             warps_per_block: 1,
             blocks: c,
             issue_per_cycle: 1,
+            unwaited: &[],
         };
         emulate(&[Resource::new("fu", l, g)], &w).cycles
     }
@@ -595,6 +615,7 @@ mod tests {
             warps_per_block: 3,
             blocks: 1,
             issue_per_cycle: 1,
+            unwaited: &[],
         };
         // The figure's first steps: S11 issues at 0 and finishes at 500, S12 at 1 -> 101,
         // S21 at 2 -> max(2, 100) + 500 = 600, S22 at 3 -> max(3, 21) + 100 = 121,
@@ -649,11 +670,14 @@ mod tests {
                 Resource::new("b", 1.0 + next(100) as f64, 1.0 + next(10) as f64),
                 Resource::new("c", 1.0 + next(30) as f64, 1.0 + next(4) as f64),
             ];
+            // Half the time, the barriers do not wait for resource `a` (as for memory).
+            let unwaited: &[usize] = if next(2) == 0 { &[0] } else { &[] };
             let w = Workload {
                 stream: &stream,
                 warps_per_block: 1 + next(4) as usize,
                 blocks: 1 + next(3) as usize,
                 issue_per_cycle: 1,
+                unwaited,
             };
             let run = emulate(&resources, &w);
             let base = run.cycles;
@@ -700,10 +724,55 @@ mod tests {
             warps_per_block: 2,
             blocks: 1,
             issue_per_cycle: 1,
+            unwaited: &[],
         };
         // Loads at 0 and 1 finish at 400 and 401; after the barrier, the adds run at 401
         // and 402 and finish 4 later.
         assert_eq!(emulate(&resources, &w).cycles, 406.0);
+    }
+
+    #[test]
+    fn a_barrier_does_not_wait_for_memory_in_flight_only_its_users_do() {
+        // Each warp: a load, an add, the barrier, an add, and an add that uses the load.
+        let resources = vec![
+            Resource::new("mem", 400.0, 1.0),
+            Resource::new("fu", 4.0, 1.0),
+        ];
+        let op = |resource: usize, deps: Vec<usize>| Instr::Op {
+            resource,
+            deps,
+            count: 1,
+        };
+        let stream = vec![
+            op(0, vec![]),
+            op(1, vec![]),
+            Instr::Barrier,
+            op(1, vec![]),
+            op(1, vec![0]),
+        ];
+        let run = |unwaited: &[usize]| {
+            let w = Workload {
+                stream: &stream,
+                warps_per_block: 2,
+                blocks: 1,
+                issue_per_cycle: 1,
+                unwaited,
+            };
+            let order = emulate(&resources, &w).order;
+            (
+                emulate(&resources, &w).cycles,
+                replay(&resources, &w, &order),
+            )
+        };
+        // Warp 0 issues its load at 0 (-> 400) and its add at 1 (-> 5); warp 1 its load
+        // at 2 (-> 402) and its add at 3 (-> 7). Seed 000's barrier waits for the loads:
+        // it opens at 402, the adds after it finish at 406 and 407, the users of the
+        // loads at 408 and 409.
+        assert_eq!(run(&[]), (409.0, 409.0));
+        // A GPU's opens once the adds before it are done (7): the adds after it are done
+        // long before the loads, and the users of the loads wait for them alone (402,
+        // + 4).
+        assert_eq!(run(&[0]), (406.0, 406.0));
     }
 
     #[test]
@@ -715,6 +784,7 @@ mod tests {
             warps_per_block: 1,
             blocks: 1,
             issue_per_cycle: 1,
+            unwaited: &[],
         };
         let (_, b) = sensitivity(&resources, &one, &emulate(&resources, &one));
         assert_eq!(b.label(), "global:latency");
@@ -729,6 +799,7 @@ mod tests {
             warps_per_block: 32,
             blocks: 2,
             issue_per_cycle: 1,
+            unwaited: &[],
         };
         let (s, b) = sensitivity(&resources, &many, &emulate(&resources, &many));
         assert_eq!(b.label(), "global:throughput");
@@ -746,6 +817,7 @@ mod tests {
             warps_per_block: 1,
             blocks: 1,
             issue_per_cycle: 1,
+            unwaited: &[],
         };
         let run = emulate(&resources, &w);
         let (overall, _) = sensitivity(&resources, &w, &run);

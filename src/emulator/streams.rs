@@ -38,6 +38,24 @@ pub const BRANCH: usize = 8;
 /// Instructions emulated per warp at most; the rest of a long stream repeats them.
 pub const MAX_INSTRUCTIONS: usize = 2000;
 
+/// The share of global sectors DRAM serves (L2 serves the rest): per array, and over
+/// all of them (for accesses of no listed array).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DramShares {
+    pub arrays: Vec<(usize, f64)>,
+    pub overall: f64,
+}
+
+impl From<f64> for DramShares {
+    /// The same share for every array.
+    fn from(overall: f64) -> DramShares {
+        DramShares {
+            arrays: Vec::new(),
+            overall,
+        }
+    }
+}
+
 /// Builds a warp's instruction stream.
 pub struct StreamBuilder {
     pub stream: Vec<Instr>,
@@ -48,9 +66,10 @@ pub struct StreamBuilder {
     across_barriers: Vec<bool>,
     pub region_names: Vec<String>,
     region: usize,
-    /// The share of global accesses served by DRAM, and the share owed so far.
-    dram_fraction: f64,
-    owed: f64,
+    /// The share of global accesses served by DRAM, and per array (the last entry: the
+    /// others) the share owed so far.
+    dram: DramShares,
+    owed: Vec<f64>,
     /// The bytes of L1 one block may keep, and the L1 hits owed so far.
     l1_bytes: f64,
     l1_owed: f64,
@@ -65,18 +84,19 @@ pub struct StreamBuilder {
 }
 
 impl StreamBuilder {
-    /// A builder whose global accesses go to DRAM for the share `dram_fraction` (0 to 1),
-    /// to L2 for the rest, once the reads L1 serves are set apart (those whose block keeps
-    /// at most `l1_bytes` there).
-    pub fn new(dram_fraction: f64, l1_bytes: f64) -> StreamBuilder {
+    /// A builder whose global accesses go to DRAM for the share `dram` gives their array
+    /// (0 to 1), to L2 for the rest, once the reads L1 serves are set apart (those whose
+    /// block keeps at most `l1_bytes` there).
+    pub fn new(dram: impl Into<DramShares>, l1_bytes: f64) -> StreamBuilder {
+        let dram = dram.into();
         StreamBuilder {
             stream: Vec::new(),
             regions: Vec::new(),
             across_barriers: Vec::new(),
             region_names: vec!["kernel".to_string()],
             region: 0,
-            dram_fraction: dram_fraction.clamp(0.0, 1.0),
-            owed: 0.0,
+            owed: vec![0.0; dram.arrays.len() + 1],
+            dram,
             l1_bytes,
             l1_owed: 0.0,
             pending: Vec::new(),
@@ -174,6 +194,7 @@ impl StreamBuilder {
         match m {
             Mem::Global {
                 sectors,
+                array,
                 l1,
                 read_only,
                 ..
@@ -189,9 +210,14 @@ impl StreamBuilder {
                         return self.push(SHARED, vec![issue], l1.lines.round().max(1.0) as u32);
                     }
                 }
-                self.owed += self.dram_fraction;
-                let pipe = if self.owed >= 0.5 {
-                    self.owed -= 1.0;
+                let listed = self.dram.arrays.iter().position(|(a, _)| Some(*a) == array);
+                let (k, share) = match listed {
+                    Some(k) => (k, self.dram.arrays[k].1),
+                    None => (self.dram.arrays.len(), self.dram.overall),
+                };
+                self.owed[k] += share.clamp(0.0, 1.0);
+                let pipe = if self.owed[k] >= 0.5 {
+                    self.owed[k] -= 1.0;
                     DRAM
                 } else {
                     L2

@@ -25,6 +25,16 @@ use crate::transform::{Placement, StmtKind, Transformed};
 type Step = Option<(i64, i64)>;
 
 /// Per-thread counts of one kernel launch (each a warp instruction for the warp).
+/// The global-memory traffic of one array, per warp, summed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ArrayTraffic {
+    pub array: usize,
+    /// The 32-byte sectors its accesses move.
+    pub sectors: f64,
+    /// The bytes their lanes ask for, in sectors.
+    pub asked: f64,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Counts {
     pub fp32: f64,
@@ -34,8 +44,8 @@ pub struct Counts {
     pub special: f64,
     /// Global (and read-only cache) loads and stores.
     pub global_insts: f64,
-    /// The arrays they touch (sorted).
-    pub global_arrays: Vec<usize>,
+    /// The arrays they touch, each with its traffic (sorted by array).
+    pub global_arrays: Vec<ArrayTraffic>,
     /// 32-byte sectors those instructions move, per warp, summed.
     pub global_sectors: f64,
     /// Bytes the warp's lanes ask for, summed (for the DRAM traffic).
@@ -192,9 +202,19 @@ impl Counts {
                 ..
             } => {
                 if let Some(a) = array {
-                    if let Err(at) = self.global_arrays.binary_search(&a) {
-                        self.global_arrays.insert(at, a);
-                    }
+                    let at = match self.global_arrays.binary_search_by_key(&a, |x| x.array) {
+                        Ok(at) => at,
+                        Err(at) => {
+                            let new = ArrayTraffic {
+                                array: a,
+                                ..ArrayTraffic::default()
+                            };
+                            self.global_arrays.insert(at, new);
+                            at
+                        }
+                    };
+                    self.global_arrays[at].sectors += sectors * mult;
+                    self.global_arrays[at].asked += asked * mult;
                 }
                 self.global_insts += mult;
                 self.global_sectors += sectors * mult;
@@ -230,6 +250,8 @@ pub struct KernelWork {
     pub per_thread: Counts,
     /// Bytes of the arrays the kernel reads or writes in global memory (whole arrays).
     pub footprint_bytes: f64,
+    /// The bytes of each of them, in the order of `per_thread.global_arrays`.
+    pub array_bytes: Vec<f64>,
 }
 
 impl KernelWork {
@@ -565,17 +587,21 @@ fn kernel_work(
             Memory::Registers => register_words += (bytes + 3) / 4,
         }
     }
-    let footprint_bytes = counts
+    let array_bytes: Vec<f64> = counts
         .global_arrays
         .iter()
-        .map(|&a| {
-            let elems: f64 = array_extents(t, a, env).iter().map(|&e| e as f64).product();
-            elems * t.program.arrays[a].elem.size_bytes() as f64
+        .map(|a| {
+            let elems: f64 = array_extents(t, a.array, env)
+                .iter()
+                .map(|&e| e as f64)
+                .product();
+            elems * t.program.arrays[a.array].elem.size_bytes() as f64
         })
-        .sum();
+        .collect();
     KernelWork {
         name: k.name.clone(),
-        footprint_bytes,
+        footprint_bytes: array_bytes.iter().sum(),
+        array_bytes,
         launches,
         blocks,
         working_share,
