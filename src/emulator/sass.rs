@@ -796,10 +796,19 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
             (Kind::Branch, Some(t)) if !i.guarded => t,
             // A guarded branch over code is taken when the code would do more instances
             // of its main statement than the thread does in all (ptxas's unrolled
-            // copies for long trip counts, skipped when the count is short).
+            // copies for long trip counts, skipped when the count is short). The code
+            // counted stops at the next guarded branch forward: a remainder's
+            // iterations are guarded one by one (`@!P1 BRA` after each), and the thread
+            // does those it has left.
             (Kind::Branch, Some(t)) => {
                 let mut over: Vec<f64> = vec![0.0; lines.lines.len()];
-                for (x, s) in share.iter().enumerate().take(t).skip(pc + 1) {
+                let next_guard = (pc + 1..t)
+                    .find(|&x| {
+                        let i = &ins[x];
+                        i.kind == Kind::Branch && i.guarded && i.target.is_some_and(|y| y > x)
+                    })
+                    .unwrap_or(t);
+                for (x, s) in share.iter().enumerate().take(next_guard).skip(pc + 1) {
                     if let Some((k, w)) = *s {
                         over[k] += w * inside(x, Some((pc, t)));
                     }
@@ -816,6 +825,12 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
             }
             _ => pc + 1,
         };
+    }
+    // A walk that reached the end is the whole path the warp takes: `total` counts the
+    // paths it did not take too (a copy's unrolled variants for other trip counts, the
+    // remainder loops).
+    if !b.full() && steps < 1_000_000 {
+        return Ok(b.stream.len() as f64);
     }
     Ok(total)
 }
@@ -1014,8 +1029,10 @@ _Z1kPKfPf:
         // 16 iterations of the loop's 9 instructions (a global load: 2 entries), and the
         // rest once: S2R, BSSY, IMAD, ISETP; STG (2), EXIT, the trap.
         let per_iteration = 2.0 + 1.0 + 4.0 + 3.0;
-        assert_eq!(total, 4.0 + 16.0 * per_iteration + 4.0);
-        assert_eq!(b.stream.len() as f64, total - 2.0, "EXIT ends the walk");
+        assert_eq!(b.stream.len() as f64, 4.0 + 16.0 * per_iteration + 2.0);
+        // EXIT ends the walk: what it walked is all the thread runs (the trap after it
+        // is not counted, nor would code on paths not taken be).
+        assert_eq!(total, b.stream.len() as f64);
         let fp32: Vec<&Instr> = b
             .stream
             .iter()
@@ -1083,6 +1100,59 @@ _Z1kPKfPf:
             1 + 64,
             "the guard falls through: 16 iterations of 4"
         );
+    }
+
+    #[test]
+    fn a_remainder_guarded_iteration_by_iteration_runs_the_iterations_left() {
+        // The unrolled loop skipped, then ptxas's remainder: up to three instances of
+        // line 11, each after a guard that skips the rest.
+        let step = |label: &str| {
+            format!(
+                "        @!P3 BRA `({label}) ;\n\t//## File \"/tmp/kernels.cu\", line 11\n        LDG.E.CONSTANT R11, desc[UR4][R2.64] ;\n        LDS R12, [R0] ;\n        FFMA R9, R11, R12, R9 ;\n\t//## File \"/tmp/kernels.cu\", line 10\n"
+            )
+        };
+        let remainder = format!(
+            ".L_x_1:\n\t//## File \"/tmp/kernels.cu\", line 10\n{}{}{}.L_x_3:\n",
+            step(".L_x_3"),
+            step(".L_x_3"),
+            step(".L_x_3")
+        );
+        let text = SASS
+            .replace(
+                "        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;\n",
+                "        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;\n        /*0038*/               @P0 BRA `(.L_x_1) ;\n",
+            )
+            .replace(".L_x_1:\n", &remainder);
+        let mut numbered = String::new();
+        let mut address = 0;
+        for line in text.lines() {
+            if line.trim_start().starts_with('@')
+                || line.trim_start().starts_with(char::is_uppercase)
+            {
+                numbered += &format!("        /*{address:04x}*/ {}\n", line.trim_start());
+                address += 8;
+            } else if let Some(rest) = line.trim_start().strip_prefix("/*") {
+                let code = rest.split_once("*/").map_or(rest, |(_, c)| c);
+                numbered += &format!("        /*{address:04x}*/ {}\n", code.trim_start());
+                address += 8;
+            } else {
+                numbered += line;
+                numbered += "\n";
+            }
+        }
+        let k = parse(&numbered).remove(0);
+        let ffmas = |instances: f64| {
+            let mut b = StreamBuilder::new(1.0, 0.0);
+            stream(&k, &lines(instances), &mut b).unwrap();
+            b.stream
+                .iter()
+                .filter(|i| matches!(i, Instr::Op { resource: FP32, .. }))
+                .count()
+        };
+        // The IMAD, then one FFMA per instance the thread has (counting the whole
+        // remainder from the first guard, three instances, would skip it all).
+        assert_eq!(ffmas(1.0), 1 + 1);
+        assert_eq!(ffmas(2.0), 1 + 2);
     }
 
     #[test]
