@@ -584,6 +584,15 @@ mod tests {
         assert_eq!(chains(100.0, 20.0, 8, 4), 720.0);
     }
 
+    /// One admission of `resource` after `deps`.
+    fn op(resource: usize, deps: Vec<usize>) -> Instr {
+        Instr::Op {
+            resource,
+            deps,
+            count: 1,
+        }
+    }
+
     /// The three warps of Fig. 5: global memory L = 500, G = 100; the functional unit
     /// L = 100, G = 20. Each warp: S1 = G[..] (memory); S2 = a * b; S3 = S2 * c; S4 = S3 * d;
     /// S5 = G[S1] (memory, after S1).
@@ -592,11 +601,6 @@ mod tests {
             Resource::new("global", 500.0, 100.0),
             Resource::new("fu", 100.0, 20.0),
         ];
-        let op = |resource: usize, deps: Vec<usize>| Instr::Op {
-            resource,
-            deps,
-            count: 1,
-        };
         let stream = vec![
             op(0, vec![]),
             op(1, vec![]),
@@ -738,11 +742,6 @@ mod tests {
             Resource::new("mem", 400.0, 1.0),
             Resource::new("fu", 4.0, 1.0),
         ];
-        let op = |resource: usize, deps: Vec<usize>| Instr::Op {
-            resource,
-            deps,
-            count: 1,
-        };
         let stream = vec![
             op(0, vec![]),
             op(1, vec![]),

@@ -1076,24 +1076,31 @@ _Z1kPKfPf:
         )));
     }
 
+    /// [`SASS`] with a guard that skips the loop (`@P0 BRA` to the store).
+    fn guarded_loop() -> String {
+        SASS.replace(
+            "        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;\n",
+            "        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;\n        /*0038*/               @P0 BRA `(.L_x_1) ;\n",
+        )
+    }
+
+    /// The FP32 instructions of `k`'s stream when line 11 has `instances` instances.
+    fn fp32_ops(k: &Kernel, instances: f64) -> usize {
+        let mut b = StreamBuilder::new(1.0, 0.0);
+        stream(k, &lines(instances), &mut b).unwrap();
+        b.stream
+            .iter()
+            .filter(|i| matches!(i, Instr::Op { resource: FP32, .. }))
+            .count()
+    }
+
     #[test]
     fn a_guarded_branch_skips_unrolled_code_the_thread_has_no_instances_for() {
         // One instance of line 11 in all: the unrolled loop (four per iteration) is more
         // than the thread does; the loop itself runs its one iteration when entered, but
         // a guard before it that skips it is taken.
-        let text = SASS.replace(
-            "        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;\n",
-            "        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;\n        /*0038*/               @P0 BRA `(.L_x_1) ;\n",
-        );
-        let k = parse(&text).remove(0);
-        let count = |iterations: f64| {
-            let mut b = StreamBuilder::new(1.0, 0.0);
-            stream(&k, &lines(iterations), &mut b).unwrap();
-            b.stream
-                .iter()
-                .filter(|i| matches!(i, Instr::Op { resource: FP32, .. }))
-                .count()
-        };
+        let k = parse(&guarded_loop()).remove(0);
+        let count = |iterations: f64| fp32_ops(&k, iterations);
         assert_eq!(count(1.0), 1, "only the IMAD: the loop is skipped");
         assert_eq!(
             count(64.0),
@@ -1117,12 +1124,7 @@ _Z1kPKfPf:
             step(".L_x_3"),
             step(".L_x_3")
         );
-        let text = SASS
-            .replace(
-                "        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;\n",
-                "        /*0030*/                   ISETP.GT.AND P0, PT, R7, 0xf, PT ;\n        /*0038*/               @P0 BRA `(.L_x_1) ;\n",
-            )
-            .replace(".L_x_1:\n", &remainder);
+        let text = guarded_loop().replace(".L_x_1:\n", &remainder);
         let mut numbered = String::new();
         let mut address = 0;
         for line in text.lines() {
@@ -1141,14 +1143,7 @@ _Z1kPKfPf:
             }
         }
         let k = parse(&numbered).remove(0);
-        let ffmas = |instances: f64| {
-            let mut b = StreamBuilder::new(1.0, 0.0);
-            stream(&k, &lines(instances), &mut b).unwrap();
-            b.stream
-                .iter()
-                .filter(|i| matches!(i, Instr::Op { resource: FP32, .. }))
-                .count()
-        };
+        let ffmas = |instances: f64| fp32_ops(&k, instances);
         // The IMAD, then one FFMA per instance the thread has (counting the whole
         // remainder from the first guard, three instances, would skip it all).
         assert_eq!(ffmas(1.0), 1 + 1);
