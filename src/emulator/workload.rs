@@ -24,7 +24,6 @@ use crate::transform::{Placement, StmtKind, Transformed};
 /// How an index moves with threadIdx.x and .y (`None`: not affinely).
 type Step = Option<(i64, i64)>;
 
-/// Per-thread counts of one kernel launch (each a warp instruction for the warp).
 /// The global-memory traffic of one array, per warp, summed.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ArrayTraffic {
@@ -35,6 +34,7 @@ pub struct ArrayTraffic {
     pub asked: f64,
 }
 
+/// Per-thread counts of one kernel launch (each a warp instruction for the warp).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Counts {
     pub fp32: f64,
