@@ -52,7 +52,8 @@ pub enum Instr {
         count: u32,
     },
     /// `__syncthreads()`: the warp waits until every warp of its block has reached the
-    /// barrier and every instruction they issued before it has finished (§4.4).
+    /// barrier and every instruction they issued before it has finished (§4.4), but for
+    /// those on the workload's `unwaited` resources.
     Barrier,
 }
 
