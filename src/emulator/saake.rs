@@ -711,19 +711,7 @@ mod tests {
             Resource::new("mem", 400.0, 1.0),
             Resource::new("fu", 4.0, 1.0),
         ];
-        let stream = vec![
-            Instr::Op {
-                resource: 0,
-                deps: vec![],
-                count: 1,
-            },
-            Instr::Barrier,
-            Instr::Op {
-                resource: 1,
-                deps: vec![],
-                count: 1,
-            },
-        ];
+        let stream = vec![op(0, vec![]), Instr::Barrier, op(1, vec![])];
         let w = Workload {
             stream: &stream,
             warps_per_block: 2,

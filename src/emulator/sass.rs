@@ -664,11 +664,6 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
             .map(|l| l.trips)
             .product()
     };
-    let total: f64 = ins
-        .iter()
-        .enumerate()
-        .map(|(i, x)| entries(x.kind) * inside(i, None))
-        .sum();
     // Accesses without a line of their own cost what the kernel's accesses cost, in turn.
     // Per instruction: its statement line's index in `lines` and the share of one
     // instance of the statement it does; and the instances each line has done so far.
@@ -687,7 +682,7 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
     let mut pc = 0;
     let mut came_back = false;
     let mut steps = 0usize;
-    while pc < ins.len() && !b.full() && steps < 1_000_000 {
+    while pc < ins.len() && !b.full() && steps < MAX_STEPS {
         steps += 1;
         // Entering a loop that runs no iteration skips it.
         if !came_back {
@@ -826,14 +821,22 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
             _ => pc + 1,
         };
     }
-    // A walk that reached the end is the whole path the warp takes: `total` counts the
-    // paths it did not take too (a copy's unrolled variants for other trip counts, the
-    // remainder loops).
-    if !b.full() && steps < 1_000_000 {
+    // A walk that reached the end is the whole path the warp takes. One cut short is
+    // scaled by every instruction of the kernel, the paths it did not take too (a copy's
+    // unrolled variants for other trip counts, the remainder loops).
+    if !b.full() && steps < MAX_STEPS {
         return Ok(b.stream.len() as f64);
     }
-    Ok(total)
+    Ok(ins
+        .iter()
+        .enumerate()
+        .map(|(i, x)| entries(x.kind) * inside(i, None))
+        .sum())
 }
+
+/// The most instructions a SASS walk steps through (a guard against a walk that would
+/// not end).
+const MAX_STEPS: usize = 1_000_000;
 
 /// A global access `scale` times as wide as the element (a vector load).
 fn widen(m: Mem, scale: f64) -> Mem {
@@ -1113,36 +1116,21 @@ _Z1kPKfPf:
     fn a_remainder_guarded_iteration_by_iteration_runs_the_iterations_left() {
         // The unrolled loop skipped, then ptxas's remainder: up to three instances of
         // line 11, each after a guard that skips the rest.
-        let step = |label: &str| {
-            format!(
-                "        @!P3 BRA `({label}) ;\n\t//## File \"/tmp/kernels.cu\", line 11\n        LDG.E.CONSTANT R11, desc[UR4][R2.64] ;\n        LDS R12, [R0] ;\n        FFMA R9, R11, R12, R9 ;\n\t//## File \"/tmp/kernels.cu\", line 10\n"
-            )
-        };
+        // (The parser reads no meaning into the addresses.)
+        let step = concat!(
+            "        /*0000*/              @!P3 BRA `(.L_x_3) ;\n",
+            "\t//## File \"/tmp/kernels.cu\", line 11\n",
+            "        /*0000*/                   LDG.E.CONSTANT R11, desc[UR4][R2.64] ;\n",
+            "        /*0000*/                   LDS R12, [R0] ;\n",
+            "        /*0000*/                   FFMA R9, R11, R12, R9 ;\n",
+            "\t//## File \"/tmp/kernels.cu\", line 10\n",
+        );
         let remainder = format!(
-            ".L_x_1:\n\t//## File \"/tmp/kernels.cu\", line 10\n{}{}{}.L_x_3:\n",
-            step(".L_x_3"),
-            step(".L_x_3"),
-            step(".L_x_3")
+            ".L_x_1:\n\t//## File \"/tmp/kernels.cu\", line 10\n{}.L_x_3:\n",
+            step.repeat(3)
         );
         let text = guarded_loop().replace(".L_x_1:\n", &remainder);
-        let mut numbered = String::new();
-        let mut address = 0;
-        for line in text.lines() {
-            if line.trim_start().starts_with('@')
-                || line.trim_start().starts_with(char::is_uppercase)
-            {
-                numbered += &format!("        /*{address:04x}*/ {}\n", line.trim_start());
-                address += 8;
-            } else if let Some(rest) = line.trim_start().strip_prefix("/*") {
-                let code = rest.split_once("*/").map_or(rest, |(_, c)| c);
-                numbered += &format!("        /*{address:04x}*/ {}\n", code.trim_start());
-                address += 8;
-            } else {
-                numbered += line;
-                numbered += "\n";
-            }
-        }
-        let k = parse(&numbered).remove(0);
+        let k = parse(&text).remove(0);
         let ffmas = |instances: f64| fp32_ops(&k, instances);
         // The IMAD, then one FFMA per instance the thread has (counting the whole
         // remainder from the first guard, three instances, would skip it all).

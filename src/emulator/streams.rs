@@ -7,8 +7,9 @@
 //!   `count` = its bank-conflict passes); the arithmetic that follows waits for it. Of the
 //!   global accesses, a read's L1 hit share goes to the L1/shared-memory pipe (`count` =
 //!   the 128-byte lines the warp touches) when L1 can keep what the statement's reads
-//!   need; of the rest, the share [`StreamBuilder::new`] is given goes to DRAM and the
-//!   rest hits in L2, each spread evenly over the stream (error diffusion: deterministic).
+//!   need; of the rest, the share [`StreamBuilder::new`] is given for its array goes to
+//!   DRAM and the rest hits in L2, each spread evenly over the stream (error diffusion:
+//!   deterministic).
 //! - The arithmetic of a statement: a dependent chain on FP32, FP64, INT or the special
 //!   function unit; the last operation of an update kept in a register (`sum += ...`)
 //!   also waits for its previous instance (the loop-carried chain).

@@ -430,16 +430,10 @@ fn trip(var: &str, init: &Expr, cond: &Expr, step: i64, env: &Env) -> (f64, Opti
         return (1.0, None);
     };
     let mut last: Option<i64> = None;
-    let mut bounds = Vec::new();
-    conjuncts(cond, &mut bounds);
-    for c in bounds {
-        if let Expr::Op(op @ (Op::Le | Op::Lt), args) = c {
-            if args[0] == Expr::Id(var.to_string()) {
-                if let Some(ub) = eval(&args[1], env) {
-                    let ub = if *op == Op::Lt { ub - 1 } else { ub };
-                    last = Some(last.map_or(ub, |l| l.min(ub)));
-                }
-            }
+    for (op, bound) in upper_bounds(var, cond) {
+        if let Some(ub) = eval(bound, env) {
+            let ub = if op == Op::Lt { ub - 1 } else { ub };
+            last = Some(last.map_or(ub, |l| l.min(ub)));
         }
     }
     let Some(last) = last else {
@@ -490,17 +484,9 @@ fn unrolled(
     let Some((from, _)) = ir::linear(init) else {
         return false;
     };
-    let mut bounds = Vec::new();
-    conjuncts(cond, &mut bounds);
     let mut bounded = false;
-    for c in bounds {
-        let Expr::Op(Op::Le | Op::Lt, args) = c else {
-            continue;
-        };
-        if args[0] != Expr::Id(var.to_string()) {
-            continue;
-        }
-        let Some((to, _)) = ir::linear(&args[1]) else {
+    for (_, bound) in upper_bounds(var, cond) {
+        let Some((to, _)) = ir::linear(bound) else {
             return false;
         };
         let coefficient = |terms: &[(String, i64)], name: &str| {
@@ -520,6 +506,21 @@ fn unrolled(
         bounded = true;
     }
     bounded
+}
+
+/// The upper bounds `cond` puts on `var`: each conjunct `var < bound` or `var <= bound`,
+/// with its operator.
+fn upper_bounds<'a>(var: &str, cond: &'a Expr) -> Vec<(Op, &'a Expr)> {
+    let mut all = Vec::new();
+    conjuncts(cond, &mut all);
+    all.into_iter()
+        .filter_map(|c| match c {
+            Expr::Op(op @ (Op::Le | Op::Lt), args) if args[0] == Expr::Id(var.to_string()) => {
+                Some((*op, &args[1]))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
