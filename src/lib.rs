@@ -18,6 +18,7 @@ pub mod diag;
 pub mod emulator;
 pub mod frontend;
 pub mod gpu;
+pub mod limits;
 pub mod poly;
 pub mod recipe;
 pub mod strategy;

@@ -2,7 +2,8 @@
 //! diagnostics, and maps outcomes to exit codes.
 //!
 //! Exit codes: 0 success; 1 the input was refused (diagnostics printed); 2 a usage error
-//! (bad command line); 3 an internal error (a bug in gpucc).
+//! (bad command line); 3 gpucc's own output is wrong (a bug in gpucc); 4 a check could not
+//! run (a tool is missing, or the original C does not compile, link or run).
 
 mod compile;
 mod emulate;
@@ -20,6 +21,10 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_USER_ERROR: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_INTERNAL: i32 = 3;
+/// A check of the output could not run at all, through no fault of gpucc's output: the C
+/// compiler refused or failed to link the original, the original crashed, or a tool
+/// is missing. The `.cu` is kept.
+pub const EXIT_CHECK_NOT_RUN: i32 = 4;
 
 /// gpucc: a polyhedral compiler from sequential C loop nests to CUDA.
 ///
@@ -180,6 +185,22 @@ struct InputArgs {
     /// Add a directory to the include path, for macros defined in headers.
     #[arg(short = 'I', value_name = "DIR")]
     include: Vec<PathBuf>,
+    /// Raise (or lower) a resource limit, as `--limit recipe-steps=100000000`; the limits
+    /// and their defaults are listed in the README ("Limits").
+    #[arg(long = "limit", value_name = "NAME=VALUE", value_parser = crate::limits::parse_limit)]
+    limit: Vec<(String, u64)>,
+}
+
+impl InputArgs {
+    /// The default limits with this command line's `--limit`s applied.
+    fn limits(&self) -> crate::limits::Limits {
+        let mut limits = crate::limits::Limits::default();
+        for (name, value) in &self.limit {
+            // parse_limit accepted only known names.
+            let _ = limits.set(name, *value);
+        }
+        limits
+    }
 }
 
 #[derive(Args, Debug)]
@@ -278,13 +299,20 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
             return code;
         }
     };
-    match cli.command {
+    let limits = match &cli.command {
+        Command::Compile(a) => a.input.limits(),
+        Command::Deps(a) => a.input.limits(),
+        Command::Verify(a) => a.input.limits(),
+        Command::Strategies(a) => a.input.limits(),
+        Command::Emulate(a) => a.input.limits(),
+    };
+    crate::limits::with(limits, || match cli.command {
         Command::Compile(a) => compile::compile_command(&a, out, err, color),
         Command::Deps(a) => deps_command(&a, out, err, color),
         Command::Verify(a) => compile::verify_command(&a, out, err, color),
         Command::Strategies(a) => compile::strategies_command(&a, out, err, color),
         Command::Emulate(a) => emulate::emulate_command(&a, out, err, color),
-    }
+    })
 }
 
 fn frontend_options(input: &InputArgs) -> FrontendOptions {

@@ -71,10 +71,6 @@ fn param_name(aff: &isl_rs::Aff, pos: i32) -> IslResult<String> {
         .into_owned())
 }
 
-/// The operation budget of one context: generous for real loop nests, finite so that a
-/// pathological input ends in an error rather than an endless computation.
-const MAX_OPERATIONS: u64 = 200_000_000;
-
 struct CtxInner(Context);
 
 /// An isl context; objects made in it keep it alive.
@@ -86,7 +82,10 @@ impl Ctx {
         let ctx = Context::alloc();
         // Errors come back as values; isl must not print them or abort.
         let _ = Options::set_on_error(&ctx, 1);
-        ctx.set_max_operations(MAX_OPERATIONS);
+        // The operation budget of one context (`--limit isl-operations`): generous for real
+        // loop nests, finite so that a pathological input ends in an error rather than an
+        // endless computation.
+        ctx.set_max_operations(crate::limits::current().isl_operations);
         Ctx(Rc::new(CtxInner(ctx)))
     }
 

@@ -306,21 +306,24 @@ fn evaluate_all(
         .min(texts.len().max(1));
     let next = AtomicUsize::new(0);
     let (macros, device, sizes) = (o.macros, o.device, o.sizes);
+    let limits = crate::limits::current();
     let mut results: Vec<Option<Result<Estimate, String>>> = vec![None; texts.len()];
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel();
         for _ in 0..workers {
             let tx = tx.clone();
             let next = &next;
-            scope.spawn(move || loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= texts.len() {
-                    break;
-                }
-                let r = compile_and_estimate(program, deps, macros, device, sizes, &texts[k]);
-                if tx.send((k, r)).is_err() {
-                    break;
-                }
+            scope.spawn(move || {
+                crate::limits::with(limits, || loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= texts.len() {
+                        break;
+                    }
+                    let r = compile_and_estimate(program, deps, macros, device, sizes, &texts[k]);
+                    if tx.send((k, r)).is_err() {
+                        break;
+                    }
+                })
             });
         }
         drop(tx);

@@ -422,6 +422,15 @@ fn run_generated(cmd: &mut Command, what: &str) -> Result<Result<String, String>
     Ok(Ok(String::from_utf8_lossy(&out.stdout).into_owned()))
 }
 
+/// The directory that holds `file`: `.` for a bare file name (whose `parent()` is the
+/// empty path, which `-I` would take as a missing argument).
+fn directory_of(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 fn compiler(var: &str, default: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| default.to_string())
 }
@@ -486,11 +495,10 @@ pub fn check(
     let original = std::fs::read_to_string(o.c_file)
         .map_err(|e| CheckError(format!("cannot read {}: {e}", o.c_file.display())))?;
     let reference = write("reference.c", &apply_defines(&original, o.defines))?;
-    let includes: Vec<String> =
-        std::iter::once(o.c_file.parent().unwrap_or(Path::new(".")).to_path_buf())
-            .chain(o.include_dirs.iter().cloned())
-            .map(|d| format!("-I{}", d.display()))
-            .collect();
+    let includes: Vec<String> = std::iter::once(directory_of(o.c_file))
+        .chain(o.include_dirs.iter().cloned())
+        .map(|d| format!("-I{}", d.display()))
+        .collect();
     let cc = compiler("CC", "cc");
     let cxx = compiler("CXX", "c++");
     // The generated code's compiler, with the runtime's header included first (nvcc
