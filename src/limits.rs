@@ -220,8 +220,10 @@ mod tests {
 
     #[test]
     fn current_limits_are_scoped() {
-        let mut l = Limits::default();
-        l.statements = 7;
+        let l = Limits {
+            statements: 7,
+            ..Limits::default()
+        };
         assert_eq!(with(l, || current().statements), 7);
         assert_eq!(current(), Limits::default());
     }

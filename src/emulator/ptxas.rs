@@ -79,8 +79,7 @@ pub fn compile(nvcc: &Path, cu: &str, arch: &str, sass: bool) -> Result<Native, 
         .and_then(|out| {
             let report = String::from_utf8_lossy(&out.stderr).to_string();
             if !out.status.success() {
-                let first = report.lines().find(|l| l.contains("error")).unwrap_or("");
-                return Err(format!("nvcc refused the generated code: {first}"));
+                return Err(refusal(&report, arch));
             }
             Ok(Native {
                 registers: parse(&report),
@@ -94,6 +93,23 @@ pub fn compile(nvcc: &Path, cu: &str, arch: &str, sass: bool) -> Result<Native, 
         });
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+/// Why nvcc refused to compile for `arch`, from its standard error: its first error (or
+/// fatal) line, else its last line; an architecture this nvcc no longer supports (CUDA 13
+/// dropped sm_70 and older: the V100) is said in words.
+fn refusal(report: &str, arch: &str) -> String {
+    if report.contains("Unsupported gpu architecture") {
+        return format!(
+            "this nvcc cannot compile for {arch} (CUDA 13 dropped sm_70 and older architectures)"
+        );
+    }
+    let lines = || report.lines().map(str::trim).filter(|l| !l.is_empty());
+    let why = lines()
+        .find(|l| l.contains("error") || l.contains("fatal"))
+        .or_else(|| lines().next_back())
+        .unwrap_or("no message");
+    format!("nvcc refused the generated code: {why}")
 }
 
 /// Each kernel's SASS in `cubin`, by `nvdisasm -c -gi` (with `.cu` lines).
@@ -195,6 +211,32 @@ ptxas info    : Used 255 registers
     fn a_missing_nvcc_is_an_error_not_a_panic() {
         let e = compile(Path::new("/no/such/nvcc"), "", "sm_90", true).unwrap_err();
         assert!(e.starts_with("cannot run /no/such/nvcc"), "{e}");
+    }
+
+    #[test]
+    fn a_refusal_always_says_why() {
+        assert_eq!(
+            refusal(
+                "nvcc fatal   : Unsupported gpu architecture 'sm_70'\n",
+                "sm_70"
+            ),
+            "this nvcc cannot compile for sm_70 (CUDA 13 dropped sm_70 and older architectures)"
+        );
+        assert_eq!(
+            refusal(
+                "k.cu(3): error: identifier \"s\" is undefined\n\n1 error\n",
+                "sm_90"
+            ),
+            "nvcc refused the generated code: k.cu(3): error: identifier \"s\" is undefined"
+        );
+        assert_eq!(
+            refusal("ptxas: killed\n\n", "sm_90"),
+            "nvcc refused the generated code: ptxas: killed"
+        );
+        assert_eq!(
+            refusal("", "sm_90"),
+            "nvcc refused the generated code: no message"
+        );
     }
 
     #[test]
