@@ -13,6 +13,7 @@ mod frontend_cases;
 mod hand_checked;
 mod harness;
 mod recipe_cases;
+mod reliability_cases;
 mod robustness;
 mod strategy_cases;
 mod verify_cases;

@@ -2,8 +2,8 @@
 //! strategy generator ranks best), `gpucc verify`, and `gpucc strategies`.
 
 use super::{
-    analyze, report_failure, Analysis, CheckArgs, CompileArgs, InputArgs, StrategiesArgs,
-    VerifyArgs, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_USER_ERROR,
+    analyze, report_failure, Analysis, CompileArgs, InputArgs, StrategiesArgs, EXIT_OK, EXIT_USAGE,
+    EXIT_USER_ERROR,
 };
 use crate::device::Device;
 use crate::diag::{self, Diagnostic, SourceFile, SourceMap};
@@ -12,7 +12,7 @@ use crate::frontend::macros::MacroTable;
 use crate::poly::Program;
 use crate::tune::{self, Ranked};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The name a recipe that gpucc wrote goes by in diagnostics and the `.cu` header.
 pub const GENERATED_RECIPE: &str = "(written by gpucc)";
@@ -22,14 +22,15 @@ pub(super) enum RecipeSource<'a> {
     File(&'a Path),
     /// A recipe already in hand (gpucc's own, replayed at other sizes).
     Text(String),
-    /// Generate variants for the device and take the best.
-    Generate,
+    /// Generate variants for the device and take the best, ranked with the symbolic sizes
+    /// at these values (others at [`crate::strategy::analysis::ASSUMED_SIZE`]).
+    Generate(&'a [(String, i64)]),
 }
 
 impl<'a> RecipeSource<'a> {
     /// The recipe file the user gave, else gpucc's own choice.
     pub fn given(path: Option<&'a Path>) -> RecipeSource<'a> {
-        path.map_or(RecipeSource::Generate, RecipeSource::File)
+        path.map_or(RecipeSource::Generate(&[]), RecipeSource::File)
     }
 }
 
@@ -40,7 +41,7 @@ pub(super) struct Compiled {
     /// The unit as transformed and generated (its program is what the check compares).
     pub unit: (crate::transform::Transformed, crate::codegen::ir::Generated),
     kernels: Vec<String>,
-    macros: MacroTable,
+    pub macros: MacroTable,
     pub recipe_text: String,
     /// How gpucc chose its recipe, when it made one.
     pub ranked: Option<Ranked>,
@@ -124,170 +125,13 @@ pub(super) fn compile_command(
     if !verify {
         return EXIT_OK;
     }
-    let code = if compiled.ranked.is_some() {
-        check_generated(a, &compiled, &output, out, err, color)
-    } else {
-        let what = output.display().to_string();
-        check(
-            &a.input,
-            compiled.program(),
-            &compiled.text,
-            &what,
-            &a.check,
-            None,
-            out,
-            err,
-        )
-    };
-    if code != EXIT_OK && compiled.ranked.is_some() {
-        // gpucc's own recipe made CUDA that computes something else: a bug; keep the
-        // evidence aside rather than leave a wrong file where the build expects it.
-        let rejected = PathBuf::from(format!("{}.rejected", output.display()));
-        let _ = std::fs::rename(&output, &rejected);
-        let _ = writeln!(
-            err,
-            "error: the CUDA gpucc generated does not compute what the C computes; it was moved to {}\n  = note: this is a bug in gpucc; please report it with the C file\n  = hint: --recipe with a recipe of your own, or --no-verify to keep the file anyway",
-            rejected.display()
-        );
-        return EXIT_INTERNAL;
-    }
-    code
-}
-
-/// Statement instances a check at reduced sizes aims at (the deepest nest's loops at the
-/// reduced size multiply to about this many).
-const CHECK_INSTANCES: f64 = 3e5;
-/// The largest size after reduction, and the least a size is reduced to.
-const CHECK_SIZE: (f64, f64) = (67.0, 9.0);
-
-/// `-D` overrides that make the program small enough to check quickly on the CPU: the
-/// `#define`d integer constants of loop bounds and array dimensions above a limit `L` are
-/// scaled so that the largest becomes `L` (ratios kept), with `L` chosen so that the
-/// deepest nest runs about [`CHECK_INSTANCES`] instances: 67 for three loops, 23 for
-/// four, 9 for six.
-fn reduced_sizes(
-    program: &Program,
-    macros: &MacroTable,
-    given: &[(String, String)],
-) -> Vec<(String, String)> {
-    let depth = program.max_depth().max(1) as f64;
-    let limit = CHECK_INSTANCES
-        .powf(1.0 / depth)
-        .round()
-        .clamp(CHECK_SIZE.1, CHECK_SIZE.0);
-    let mut texts: Vec<&str> = program.loops.iter().map(|l| l.bounds.as_str()).collect();
-    for a in &program.arrays {
-        texts.extend(a.dim_texts.iter().map(|d| d.as_str()));
-    }
-    let mut sizes: Vec<(String, f64)> = Vec::new();
-    for text in texts {
-        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-            if word.is_empty() || given.iter().any(|(n, _)| n == word) {
-                continue;
-            }
-            // `_PB_N` defined as `N`: the size to override is `N`, so that the arrays
-            // shrink with the loops.
-            let word = defining_macro(macros, word);
-            if let Some(v) = macros.constant(&word) {
-                if v.fract() == 0.0 && v > limit && !sizes.iter().any(|(n, _)| *n == word) {
-                    sizes.push((word, v));
-                }
-            }
-        }
-    }
-    let largest = sizes.iter().map(|(_, v)| *v).fold(0.0, f64::max);
-    sizes
-        .into_iter()
-        .map(|(n, v)| {
-            let r = (limit * v / largest).round().max(CHECK_SIZE.1.min(v));
-            (n, (r as i64).to_string())
-        })
-        .collect()
-}
-
-/// The macro that gives `name` its value: `name` itself, or, for a macro defined as
-/// another macro's name, that one's (followed to the end of the chain).
-fn defining_macro(macros: &MacroTable, name: &str) -> String {
-    let mut name = name.to_string();
-    for _ in 0..16 {
-        let next = match macros.get(&name) {
-            Some(m) if m.params.is_none() && m.body.len() == 1 => match &m.body[0].tok {
-                crate::frontend::lexer::Tok::Ident(x) if macros.get(x).is_some() => x.clone(),
-                _ => break,
-            },
-            _ => break,
-        };
-        name = next;
-    }
-    name
-}
-
-/// Checks gpucc's own recipe: on the `.cu` itself when the sizes are small, else on the
-/// same recipe compiled at reduced sizes.
-fn check_generated(
-    a: &CompileArgs,
-    compiled: &Compiled,
-    output: &Path,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-    color: bool,
-) -> i32 {
-    let reduced = reduced_sizes(compiled.program(), &compiled.macros, &a.input.define);
-    if reduced.is_empty() {
-        let what = output.display().to_string();
-        return check(
-            &a.input,
-            compiled.program(),
-            &compiled.text,
-            &what,
-            &a.check,
-            None,
-            out,
-            err,
-        );
-    }
-    let mut input = a.input.clone();
-    input.define.extend(reduced.iter().cloned());
-    let text = RecipeSource::Text(compiled.recipe_text.clone());
-    let device = Device::named(&a.target.device).unwrap_or_else(|_| Device::default_device());
-    let small = match compile(&input, &device, text, &[], &mut std::io::sink(), err, color) {
-        Ok(c) => c,
-        Err(_) => {
-            let _ = writeln!(
-                err,
-                "gpucc: the recipe does not compile at the reduced sizes; checking {} at full size",
-                output.display()
-            );
-            let what = output.display().to_string();
-            return check(
-                &a.input,
-                compiled.program(),
-                &compiled.text,
-                &what,
-                &a.check,
-                None,
-                out,
-                err,
-            );
-        }
-    };
-    let sizes: Vec<String> = reduced.iter().map(|(n, v)| format!("{n}={v}")).collect();
-    let what = format!("the same recipe at {}", sizes.join(", "));
-    check(
-        &input,
-        small.program(),
-        &small.text,
-        &what,
-        &a.check,
-        None,
-        out,
-        err,
-    )
+    let verdict = super::check::check_compiled(a, &compiled, &output, out, err, color);
+    super::check::conclude_compile(verdict, &output, err)
 }
 
 /// Analyses `input`, which must have one unit (`why` says what needs one: "a recipe
 /// describes one"); diagnostics are printed, and an error gives the exit code.
-fn analyze_one(
+pub(super) fn analyze_one(
     input: &InputArgs,
     why: &str,
     err: &mut dyn Write,
@@ -342,16 +186,20 @@ pub(super) fn compile(
             }
         },
         RecipeSource::Text(text) => (GENERATED_RECIPE.to_string(), text),
-        RecipeSource::Generate => {
+        RecipeSource::Generate(sizes) => {
             let (program, deps) = &programs[0];
-            let r = rank_with_progress(program, deps, &macros, device, color).map_err(|why| {
-                let d = Diagnostic::error_nowhere(format!(
-                    "gpucc found no recipe for {}: {why}",
-                    program.unit.describe()
-                ))
-                .with_hint("write a recipe (recipes/README.md) and pass it with --recipe R.lua");
-                report_failure(&sources, &[d], err, color)
-            })?;
+            let r = rank_with_progress(program, deps, &macros, device, sizes, color).map_err(
+                |why| {
+                    let d = Diagnostic::error_nowhere(format!(
+                        "gpucc found no recipe for {}: {why}",
+                        program.unit.describe()
+                    ))
+                    .with_hint(
+                        "write a recipe (recipes/README.md) and pass it with --recipe R.lua",
+                    );
+                    report_failure(&sources, &[d], err, color)
+                },
+            )?;
             let text = r.recipe.clone();
             ranked = Some(r);
             (GENERATED_RECIPE.to_string(), text)
@@ -440,6 +288,7 @@ fn rank_with_progress(
     deps: &crate::deps::Dependences,
     macros: &MacroTable,
     device: &Device,
+    sizes: &[(String, i64)],
     color: bool,
 ) -> Result<Ranked, String> {
     let bar = if color {
@@ -459,255 +308,11 @@ fn rank_with_progress(
     let mut options = tune::RankOptions {
         macros,
         device,
-        sizes: &[],
+        sizes,
         progress: &mut progress,
     };
     let r = tune::rank(program, deps, &mut options);
     bar.finish_and_clear();
-    r
-}
-
-pub(super) fn verify_command(
-    a: &VerifyArgs,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-    color: bool,
-) -> i32 {
-    let places = match places(a, err) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    // Each place in turn; the first that fails decides.
-    let check_all = |input: &InputArgs,
-                     program: &Program,
-                     cu: &str,
-                     what: &str,
-                     out: &mut dyn Write,
-                     err: &mut dyn Write| {
-        let mut code = EXIT_OK;
-        for place in &places {
-            let c = check(input, program, cu, what, &a.check, place.as_ref(), out, err);
-            if c != EXIT_OK {
-                code = c;
-                break;
-            }
-        }
-        code
-    };
-    match (&a.cu, &a.recipe) {
-        (Some(cu_path), None) => {
-            let cu = match std::fs::read(cu_path) {
-                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-                Err(e) => {
-                    let _ = writeln!(
-                        err,
-                        "error: cannot read `{}`: {e}\n  = hint: check the path",
-                        cu_path.display()
-                    );
-                    return EXIT_USER_ERROR;
-                }
-            };
-            let Analysis { programs, .. } =
-                match analyze_one(&a.input, "a check compares one", err, color) {
-                    Ok(x) => x,
-                    Err(code) => return code,
-                };
-            let program = &programs[0].0;
-            check_all(
-                &a.input,
-                program,
-                &cu,
-                &cu_path.display().to_string(),
-                out,
-                err,
-            )
-        }
-        (None, Some(recipe)) => {
-            let source = RecipeSource::File(recipe);
-            let device = Device::default_device();
-            let compiled = match compile(&a.input, &device, source, &a.param, out, err, color) {
-                Ok(c) => c,
-                Err(code) => return code,
-            };
-            let what = format!("the CUDA that {} makes", recipe.display());
-            check_all(
-                &a.input,
-                compiled.program(),
-                &compiled.text,
-                &what,
-                out,
-                err,
-            )
-        }
-        _ => {
-            let _ = writeln!(
-                err,
-                "error: give the CUDA file to check (`gpucc verify FILE.c OUT.cu`) or a recipe to compile with (`gpucc verify FILE.c --recipe R.lua`)"
-            );
-            EXIT_USAGE
-        }
-    }
-}
-
-/// A GPU to check on, with the compiler for it.
-struct GpuCheck {
-    gpu: crate::gpu::Gpu,
-    nvcc: PathBuf,
-    /// Timed runs of each launch; 0: no timing.
-    time_runs: u32,
-}
-
-/// Where `gpucc verify --device ...` runs the CUDA, in order (`None`: the CPU).
-fn places(a: &VerifyArgs, err: &mut dyn Write) -> Result<Vec<Option<GpuCheck>>, i32> {
-    let mut places = Vec::new();
-    for name in a.run_on.split(',').map(str::trim) {
-        match name {
-            "cpu" => places.push(None),
-            "gpu" => {
-                let gpu = match crate::gpu::probe() {
-                    Ok(g) => g,
-                    Err(why) => {
-                        let _ = writeln!(
-                            err,
-                            "error: --device gpu: {why}\n  = hint: check on the CPU (the default, `--device cpu`), or run this on a machine with an NVIDIA GPU and its driver"
-                        );
-                        return Err(EXIT_USER_ERROR);
-                    }
-                };
-                let Some(nvcc) = crate::emulator::ptxas::nvcc() else {
-                    let _ = writeln!(
-                        err,
-                        "error: --device gpu needs NVIDIA's compiler, nvcc, and none was found\n  = hint: run scripts/install-cuda-toolchain, put nvcc on PATH, or set GPUCC_NVCC"
-                    );
-                    return Err(EXIT_USER_ERROR);
-                };
-                let time_runs = if a.time { a.runs } else { 0 };
-                places.push(Some(GpuCheck {
-                    gpu,
-                    nvcc,
-                    time_runs,
-                }));
-            }
-            other => {
-                let _ = writeln!(
-                    err,
-                    "error: `--device {other}`: a check runs on `cpu`, `gpu` or `cpu,gpu`\n  = hint: the GPU that compile and emulate target is chosen by their own --device (h100, h200, a100, v100)"
-                );
-                return Err(EXIT_USAGE);
-            }
-        }
-    }
-    if a.time && !places.iter().any(Option::is_some) {
-        let _ = writeln!(
-            err,
-            "error: --time measures the kernels on a GPU\n  = hint: add `--device gpu`"
-        );
-        return Err(EXIT_USAGE);
-    }
-    Ok(places)
-}
-
-/// Checks `cu` against the C of `input` on the CPU (or on `gpu`) and prints the
-/// comparison, and the kernels' times when they were timed.
-#[allow(clippy::too_many_arguments)]
-fn check(
-    input: &InputArgs,
-    program: &Program,
-    cu: &str,
-    what: &str,
-    inputs: &CheckArgs,
-    gpu: Option<&GpuCheck>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let sizes = &inputs.sizes;
-    let unknown: Vec<&str> = sizes
-        .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| !program.params.iter().any(|p| p == n))
-        .collect();
-    if !unknown.is_empty() {
-        let known = if program.params.is_empty() {
-            "the code has no size parameters".to_string()
-        } else {
-            format!("its size parameters are: {}", program.params.join(", "))
-        };
-        let _ = writeln!(
-            err,
-            "error: --size names {}, which is not a size parameter of the code\n  = note: {known}",
-            unknown.join(", ")
-        );
-        return EXIT_USER_ERROR;
-    }
-    let options = crate::verify::CheckOptions {
-        c_file: &input.file,
-        defines: &input.define,
-        include_dirs: &input.include,
-        sizes,
-        diagonally_dominant: inputs.diagonally_dominant,
-    };
-    let (on, place) = match gpu {
-        None => (crate::verify::On::Cpu, "the CPU".to_string()),
-        Some(g) => (
-            crate::verify::On::Gpu {
-                nvcc: &g.nvcc,
-                arch: &g.gpu.arch,
-                time_runs: g.time_runs,
-            },
-            format!(
-                "the GPU, {} ({}, driver for CUDA {})",
-                g.gpu.name, g.gpu.arch, g.gpu.driver_cuda
-            ),
-        ),
-    };
-    let _ = writeln!(
-        err,
-        "gpucc: checking {what} against {} ({}) on {place}",
-        input.file.display(),
-        program.unit.describe()
-    );
-    match crate::verify::check(program, cu, &options, &on) {
-        Ok(crate::verify::Checked { outcome, times }) => {
-            let _ = write!(out, "{}", crate::verify::report(&outcome));
-            if let Some(g) = gpu.filter(|g| g.time_runs > 0) {
-                if times.is_empty() {
-                    let _ = writeln!(out, "no kernel was timed: only code that verifies is");
-                } else {
-                    let _ = write!(out, "{}", times_report(&times, g));
-                }
-            }
-            if outcome.passed() {
-                EXIT_OK
-            } else {
-                EXIT_USER_ERROR
-            }
-        }
-        Err(e) => {
-            let _ = writeln!(
-                err,
-                "error: the check could not run: {e}\n  = hint: a .cu that the C++ compiler refuses is not a gpucc output, or was edited"
-            );
-            EXIT_USER_ERROR
-        }
-    }
-}
-
-/// The kernels' times on the GPU, for a human (and `benchmarks/calibrate.py`, which reads
-/// the `kernel time:` line).
-fn times_report(times: &[crate::verify::KernelTime], g: &GpuCheck) -> String {
-    let total: f64 = times.iter().map(|t| t.total_us).sum();
-    let mut r = format!(
-        "kernel time: {total:.2} us on {} (each launch: a warm-up, then the median of {} runs timed with CUDA events)\n",
-        g.gpu.name, g.time_runs
-    );
-    let width = times.iter().map(|t| t.kernel.len()).max().unwrap_or(0);
-    for t in times {
-        let s = if t.launches == 1 { "" } else { "es" };
-        r.push_str(&format!(
-            "  {:width$}  {} launch{s}  {:.2} us\n",
-            t.kernel, t.launches, t.total_us
-        ));
-    }
     r
 }
 
@@ -732,7 +337,7 @@ pub(super) fn strategies_command(
         Err(code) => return code,
     };
     let (program, deps) = &programs[0];
-    let ranked = match rank_with_progress(program, deps, &macros, &device, color) {
+    let ranked = match rank_with_progress(program, deps, &macros, &device, &[], color) {
         Ok(r) => r,
         Err(why) => {
             let d = Diagnostic::error_nowhere(format!(

@@ -18,7 +18,10 @@ pub(super) fn emulate_command(
         Ok(d) => d,
         Err(code) => return code,
     };
-    let source = RecipeSource::given(a.recipe.as_deref());
+    let source = match &a.recipe {
+        Some(path) => RecipeSource::File(path),
+        None => RecipeSource::Generate(&a.sizes),
+    };
     let compiled = match compile(
         &a.input,
         &device,
@@ -32,6 +35,27 @@ pub(super) fn emulate_command(
         Err(code) => return code,
     };
     let (t, g) = &compiled.unit;
+    let params = &compiled.program().params;
+    let unknown: Vec<&str> = (a.sizes.iter().map(|(n, _)| n.as_str()))
+        .filter(|n| !params.iter().any(|p| p == n))
+        .collect();
+    if !unknown.is_empty() {
+        let known = if params.is_empty() {
+            "the code has no sizes known only at run time".to_string()
+        } else {
+            format!(
+                "its sizes known only at run time are: {}",
+                params.join(", ")
+            )
+        };
+        let _ = writeln!(
+            err,
+            "error: --size names {}, which is not a size parameter of the code\n  = note: {known}\n  = hint: a `#define`d size is changed with -D NAME=VALUE",
+            unknown.join(", ")
+        );
+        return super::EXIT_USAGE;
+    }
+    let sizes = sizes_used(params, &a.sizes);
     // Registers as ptxas counts them when nvcc is at hand.
     let nvcc = if a.estimate_registers {
         None
@@ -72,12 +96,12 @@ pub(super) fn emulate_command(
     // the sensitivity analysis replays it once per raised latency and gap.
     let time = || {
         let start = std::time::Instant::now();
-        let _ = emulator::estimate(t, g, &device, &[], Detail::Time, &native);
+        let _ = emulator::estimate(t, g, &device, &a.sizes, Detail::Time, &native);
         start.elapsed().as_secs_f64() * 1e3
     };
     let emulation_ms = (time(), time());
     let start = std::time::Instant::now();
-    let e = match emulator::estimate(t, g, &device, &[], Detail::Regions, &native) {
+    let e = match emulator::estimate(t, g, &device, &a.sizes, Detail::Regions, &native) {
         Ok(k) => k,
         Err(why) => {
             let _ = writeln!(
@@ -93,10 +117,10 @@ pub(super) fn emulate_command(
         None => "the recipe gpucc chooses".to_string(),
     };
     let text = if a.json {
-        json(&e, &device, &recipe, timing)
+        json(&e, &device, &recipe, &sizes, timing)
     } else {
         let unit = compiled.program().unit.describe();
-        report(&e, &device, &unit, &recipe, &registers_note)
+        report(&e, &device, &unit, &recipe, &registers_note, &sizes)
     };
     let _ = write!(out, "{text}");
     EXIT_OK
@@ -108,6 +132,7 @@ fn report(
     unit: &str,
     recipe: &str,
     registers: &str,
+    sizes: &[Size],
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -116,6 +141,23 @@ fn report(
         d.name,
         streams(e)
     );
+    if !sizes.is_empty() {
+        let text: Vec<String> = sizes
+            .iter()
+            .map(|x| {
+                let how = if x.assumed { " (assumed)" } else { "" };
+                format!("{} = {}{how}", x.name, x.value)
+            })
+            .collect();
+        let _ = writeln!(s, "sizes known only at run time: {}", text.join(", "));
+        if let Some(x) = sizes.iter().find(|x| x.assumed) {
+            let _ = writeln!(
+                s,
+                "  = note: an assumed size is a guess; give the real one with --size {}=VALUE",
+                x.name
+            );
+        }
+    }
     for k in &e.kernels {
         let w = &k.work;
         let seconds = k.time_us * 1e-6;
@@ -202,6 +244,32 @@ fn report(
     s
 }
 
+/// A size known only at run time, at the value the emulation used.
+struct Size {
+    name: String,
+    value: i64,
+    /// Not given with `--size`: [`crate::strategy::analysis::ASSUMED_SIZE`].
+    assumed: bool,
+}
+
+fn sizes_used(params: &[String], given: &[(String, i64)]) -> Vec<Size> {
+    params
+        .iter()
+        .map(|p| match given.iter().rev().find(|(n, _)| n == p) {
+            Some((_, v)) => Size {
+                name: p.clone(),
+                value: *v,
+                assumed: false,
+            },
+            None => Size {
+                name: p.clone(),
+                value: crate::strategy::analysis::ASSUMED_SIZE,
+                assumed: true,
+            },
+        })
+        .collect()
+}
+
 /// Where the instruction streams came from, in words.
 fn streams(e: &Estimate) -> String {
     match e.kernels.iter().find_map(|k| k.streams.as_ref().err()) {
@@ -214,6 +282,7 @@ fn json(
     e: &Estimate,
     d: &crate::device::Device,
     recipe: &str,
+    sizes: &[Size],
     ((emulation_ms, again_ms), sensitivity_ms): ((f64, f64), f64),
 ) -> String {
     use serde_json::json;
@@ -255,6 +324,9 @@ fn json(
     let value = json!({
         "device": d.id,
         "recipe": recipe,
+        "sizes": sizes.iter().map(|x| json!({
+            "name": x.name, "value": x.value, "assumed": x.assumed,
+        })).collect::<Vec<_>>(),
         "predicted_time_us": e.time_us,
         "bottleneck": e.slowest().and_then(|k| k.bottleneck.as_ref()).map(|b| b.label()),
         "instruction_source": if e.kernels.iter().all(|k| k.streams.is_ok()) { "SASS" } else { "kernel IR" },

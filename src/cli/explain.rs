@@ -40,9 +40,18 @@ pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
     } else {
         chosen.join(" | ")
     };
+    // Sizes known only at run time were ranked at an assumed value: say which.
+    let assumed = if p.params.is_empty() {
+        String::new()
+    } else {
+        let sizes: Vec<String> = (p.params.iter())
+            .map(|n| format!("{n}={}", crate::strategy::analysis::ASSUMED_SIZE))
+            .collect();
+        format!(" at {} (assumed)", sizes.join(", "))
+    };
     let _ = writeln!(
         err,
-        "gpucc: chose {what} among {} candidates; predicted {} on the {} (estimate, not measured)",
+        "gpucc: chose {what} among {} candidates; predicted {}{assumed} on the {} (estimate, not measured)",
         r.considered,
         format_us(r.estimate.time_us),
         d.name

@@ -5,9 +5,13 @@
 //! (bad command line); 3 gpucc's own output is wrong (a bug in gpucc); 4 a check could not
 //! run (a tool is missing, or the original C does not compile, link or run).
 
+mod check;
 mod compile;
 mod emulate;
 mod explain;
+mod options;
+
+use options::{parse_define, parse_param, parse_size};
 
 use crate::deps::{self, Dependences};
 use crate::diag::{self, Diagnostic, Diagnostics, Severity, SourceFile, SourceMap};
@@ -74,6 +78,11 @@ struct CompileArgs {
     /// Do not check the CUDA that gpucc's own recipe makes.
     #[arg(long)]
     no_verify: bool,
+    /// The sizes the check runs at: `reduced` (the `#define`d sizes scaled down so that
+    /// the check takes seconds, and the recipe compiled again at them), `full` (the
+    /// written file itself), or a number: the largest size after reduction.
+    #[arg(long, value_name = "reduced|full|N", default_value = "reduced", value_parser = check::parse_verify_size)]
+    verify_size: check::VerifySize,
     /// Print the strategy generator's decisions and ranking (without --recipe).
     #[arg(long)]
     explain: bool,
@@ -115,6 +124,10 @@ struct EmulateArgs {
     /// (nvcc and nvdisasm installed).
     #[arg(long)]
     ir_streams: bool,
+    /// The value of a size known only at run time (an `int n` parameter), as `--size
+    /// n=4096`; a size not given is assumed to be 1024, and the report says so.
+    #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_size)]
+    sizes: Vec<(String, i64)>,
     #[command(flatten)]
     target: TargetArgs,
 }
@@ -216,49 +229,6 @@ struct DepsArgs {
     show_input: bool,
 }
 
-fn parse_define(text: &str) -> Result<(String, String), String> {
-    let (name, value) = text.split_once('=').unwrap_or((text, "1"));
-    let valid = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if valid {
-        Ok((name.to_string(), value.to_string()))
-    } else {
-        Err(format!(
-            "`{name}` is not a macro name (expected NAME=VALUE)"
-        ))
-    }
-}
-
-/// `-P NAME=VALUE`: unlike a macro, a parameter needs its value.
-fn parse_param(text: &str) -> Result<(String, String), String> {
-    if !text.contains('=') {
-        return Err(format!(
-            "`{text}` has no value (expected NAME=VALUE, as `-P TI=32`)"
-        ));
-    }
-    let (name, value) = parse_define(text).map_err(|_| {
-        format!("`{text}` does not start with a parameter name (expected NAME=VALUE)")
-    })?;
-    if value.trim().is_empty() {
-        return Err(format!(
-            "`{text}` has an empty value (expected NAME=VALUE, as `-P TI=32`)"
-        ));
-    }
-    Ok((name, value))
-}
-
-/// `--size n=100`: a positive integer.
-fn parse_size(text: &str) -> Result<(String, i64), String> {
-    let (name, value) = parse_param(text)?;
-    match value.trim().parse::<i64>() {
-        Ok(v) if v > 0 => Ok((name, v)),
-        _ => Err(format!("`{text}`: a size must be a positive integer")),
-    }
-}
-
 /// Runs gpucc with the process's arguments and standard streams; returns the exit code.
 pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().collect();
@@ -309,7 +279,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
     crate::limits::with(limits, || match cli.command {
         Command::Compile(a) => compile::compile_command(&a, out, err, color),
         Command::Deps(a) => deps_command(&a, out, err, color),
-        Command::Verify(a) => compile::verify_command(&a, out, err, color),
+        Command::Verify(a) => check::verify_command(&a, out, err, color),
         Command::Strategies(a) => compile::strategies_command(&a, out, err, color),
         Command::Emulate(a) => emulate::emulate_command(&a, out, err, color),
     })

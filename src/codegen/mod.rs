@@ -42,7 +42,7 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
             warnings,
         })
     })();
-    generated.map_err(|e| {
+    let generated = generated.map_err(|e| {
         vec![if e.too_complex {
             Diagnostic::error_nowhere(
                 "the transformed loops are too complex for isl's code generator",
@@ -52,7 +52,38 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
         } else {
             Diagnostic::bug(e.message)
         }]
-    })
+    })?;
+    check_grids(&generated)?;
+    Ok(generated)
+}
+
+/// Refuses a launch with more blocks along a dimension than CUDA allows (after folding
+/// `y` into `x`): it would fail at run time, or, where the count overflows, compute part
+/// of the result.
+fn check_grids(g: &Generated) -> Result<(), Diagnostics> {
+    let mut diags = Vec::new();
+    for k in &g.kernels {
+        for (d, extent) in k.grid.iter().enumerate() {
+            let Some((_, most)) = ir::interval(extent, &[]) else {
+                continue;
+            };
+            if most > MAX_GRID[d] {
+                let axis = ["x", "y", "z"][d];
+                diags.push(
+                    Diagnostic::error_nowhere(format!(
+                        "kernel `{}` needs {most} blocks along {axis}; CUDA allows at most {}",
+                        k.name, MAX_GRID[d]
+                    ))
+                    .with_hint("use larger tiles for the block loops, or split the loop nest"),
+                );
+            }
+        }
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
 }
 
 /// The transformed loops of the source statements as sequential code (no kernels, no
@@ -675,24 +706,47 @@ fn prologue(
     names: &KernelNames,
 ) -> Result<(Vec<PrologueVar>, Vec<Expr>), IslError> {
     let idx = |what: &str, d: usize| Expr::Id(format!("{what}.{}", ["x", "y", "z"][d]));
-    let plus = |a: Expr, b: Expr| match b {
-        Expr::Int(0) => a,
-        b => Expr::Op(Op::Add, vec![a, b]),
+    let plus = |a: Expr, b: Expr| match (a, b) {
+        (a, Expr::Int(0)) => a,
+        (Expr::Int(0), b) => b,
+        (a, b) => Expr::Op(Op::Add, vec![a, b]),
     };
     let mut vars = Vec::new();
     let mut grid = Vec::new();
     // Block values range over the instances; with the host loop values as parameters.
     let mut outer: Vec<String> = t.program.params.clone();
     outer.extend(names.host.iter().cloned());
-    for (d, l) in kernel.blocks.iter().enumerate() {
+    let mut firsts = Vec::new();
+    for l in &kernel.blocks {
         let values = level_values(t, ctx, kernel, *l, &outer, &[])?;
         let context = Set::parse(ctx, &format!("{}{{ : }}", prefix(&outer)))?;
         let (min, extent) = astbuild::range_exprs(ctx, &context, &values)?;
+        firsts.push(min);
+        grid.push(extent);
+    }
+    // CUDA allows at most 65,535 blocks along y: a second block dimension that can have
+    // more (a constant size above it, or a symbolic one) is folded into `blockIdx.x`,
+    // whose limit is 2^31 - 1.
+    let folded = grid.len() == 2 && !within(&grid[1], MAX_GRID[1]);
+    for (d, min) in firsts.into_iter().enumerate() {
+        let position = match (folded, d, &grid[0]) {
+            (false, _, _) => idx("blockIdx", d),
+            (true, 0, Expr::Int(1)) => Expr::Int(0),
+            (true, _, Expr::Int(1)) => idx("blockIdx", 0),
+            (true, 0, x) => Expr::Op(Op::PosRem, vec![idx("blockIdx", 0), x.clone()]),
+            (true, _, x) => Expr::Op(Op::PosDiv, vec![idx("blockIdx", 0), x.clone()]),
+        };
         vars.push(PrologueVar {
             name: names.blocks[d].clone(),
-            value: plus(idx("blockIdx", d), min),
+            value: plus(position, min),
         });
-        grid.push(extent);
+    }
+    if folded {
+        grid = match (&grid[0], &grid[1]) {
+            (Expr::Int(1), y) => vec![y.clone()],
+            (Expr::Int(x), Expr::Int(y)) => vec![Expr::Int(x.saturating_mul(*y))],
+            _ => vec![Expr::Op(Op::Mul, grid)],
+        };
     }
     let mut inner = outer.clone();
     inner.extend(names.blocks.iter().cloned());
@@ -725,6 +779,14 @@ fn prologue(
         });
     }
     Ok((vars, grid))
+}
+
+/// CUDA's limits on `gridDim.x`, `.y` and `.z` (every compute capability since 3.0).
+pub const MAX_GRID: [i64; 3] = [(1 << 31) - 1, 65_535, 65_535];
+
+/// Whether a grid extent is a constant no larger than `limit`.
+fn within(extent: &Expr, limit: i64) -> bool {
+    ir::interval(extent, &[]).is_some_and(|(_, hi)| hi <= limit)
 }
 
 /// The values a level takes over the kernel's source statements, as a one-dimensional set

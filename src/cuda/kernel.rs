@@ -100,11 +100,31 @@ pub(super) fn kernel_int_params(t: &Transformed, k: &KernelIr, uses: &Uses) -> V
             }
         }
     }
-    p.params
+    // The symbolic sizes, and the integer scalars of the unit that only its statements'
+    // values read (`A[i] * s`): those are not isl parameters, and the kernel needs them too.
+    let scalars = p.unit.params.iter().filter_map(|q| {
+        let name = &q.declarator.name;
+        let integer = q.declarator.dims.is_empty() && q.spec.ty.is_some_and(|t| t.is_integer());
+        (integer && !p.arrays.iter().any(|a| &a.name == name)).then_some(name)
+    });
+    let mut needed: Vec<String> = Vec::new();
+    for x in p.params.iter().chain(scalars) {
+        if names.contains(x) && !needed.contains(x) {
+            needed.push(x.clone());
+        }
+    }
+    needed
+}
+
+/// The C type of the unit's integer scalar `name` (`int` for a size, `long`, ...).
+pub(super) fn int_param_type(t: &Transformed, name: &str) -> &'static str {
+    t.program
+        .unit
+        .params
         .iter()
-        .filter(|x| names.contains(x))
-        .cloned()
-        .collect()
+        .find(|q| q.declarator.name == name)
+        .and_then(|q| q.spec.ty)
+        .map_or("int", |ty| ty.c_name())
 }
 
 /// The names a source statement's expressions mention.
@@ -141,18 +161,32 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
         }
     }
     for n in kernel_int_params(t, k, &uses) {
-        params.push(format!("int {n}"));
+        params.push(format!("{} {n}", int_param_type(t, &n)));
     }
     for h in &k.host_vars {
         params.push(format!("int {h}"));
     }
     let mut w = Lines::new(0);
-    let mapping: Vec<String> = kernel
+    let block_names: Vec<&str> = kernel
         .blocks
         .iter()
-        .map(|l| t.levels[*l].name.clone())
-        .zip(["blockIdx.x", "blockIdx.y"])
-        .map(|(n, i)| format!("{n} -> {i}"))
+        .map(|l| t.levels[*l].name.as_str())
+        .collect();
+    let block_mapping: Vec<String> = if k.grid.len() < block_names.len() {
+        // Folded: more blocks along y than CUDA allows.
+        vec![format!(
+            "{} -> blockIdx.x ({} fastest; gridDim.y cannot hold them)",
+            block_names.join(", "),
+            block_names[0]
+        )]
+    } else {
+        (block_names.iter())
+            .zip(["blockIdx.x", "blockIdx.y"])
+            .map(|(n, i)| format!("{n} -> {i}"))
+            .collect()
+    };
+    let mapping: Vec<String> = block_mapping
+        .into_iter()
         .chain(
             kernel
                 .threads

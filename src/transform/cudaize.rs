@@ -184,6 +184,18 @@ pub fn cudaize(t: &mut Transformed, r: Request) -> TResult<()> {
         ))
         .hint("use smaller tiles for the thread loops"));
     }
+    // CUDA's limits on blockDim.x, .y and .z (every compute capability since 2.0).
+    for (d, (td, most)) in kernel.threads.iter().zip([1024, 1024, 64]).enumerate() {
+        if td.size > most {
+            return Err(TransformError::new(format!(
+                "{} threads along {} (`{}`); CUDA allows at most {most}",
+                td.size,
+                ["x", "y", "z"][d],
+                td.name
+            ))
+            .hint("use a smaller tile for this thread loop"));
+        }
+    }
     kernel.reductions = reduction::reductions(t, &kernel, r.reductions)?;
     check_parallel(t, &kernel)?;
     t.kernels.push(kernel);

@@ -1,0 +1,1 @@
+cudaize("cube_kernel", {}, {block={}, thread={"i", "j", "k"}})

@@ -1,0 +1,6 @@
+TX = param("TX", {16, 32}, 16)
+TY = param("TY", {4, 8}, 4)
+print("TX = " .. TX)
+print("TY = " .. TY)
+tile_by_index({"i", "j"}, {TY, TX}, {l1_control="ii", l2_control="jj"}, {"ii", "jj", "i", "j"})
+cudaize("add_kernel", {}, {block={"jj", "ii"}, thread={"j", "i"}})
