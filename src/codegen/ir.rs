@@ -88,6 +88,18 @@ pub struct Generated {
     pub device_scalars: Vec<DeviceScalar>,
     /// What could not be done as the recipe asked, for the user.
     pub warnings: Vec<String>,
+    /// The values a `#pragma scop` region leaves in the loop indices declared around it.
+    pub finals: Vec<FinalValue>,
+}
+
+/// The value the original code leaves in a loop index declared outside the compiled
+/// region (`int i; ... for (i = 0; i < n; i++) ...; printf("%d", i)`), which the GPU code
+/// does not compute: host code that sets it. Each `Instance` of `code` stands for
+/// `var = <its last argument>;`.
+#[derive(Clone, Debug)]
+pub struct FinalValue {
+    pub var: String,
+    pub code: Vec<Node>,
 }
 
 impl Generated {

@@ -7,6 +7,7 @@
 //! `threadIdx` in the kernel's prologue), so isl writes only the loops each thread runs,
 //! and guards the remainders of tiles that do not divide the iteration space.
 
+mod finals;
 pub mod ir;
 mod reduction;
 mod scalars;
@@ -40,6 +41,7 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
             kernels,
             device_scalars: scalars::device_scalars(t, &ctx)?,
             warnings,
+            finals: finals::final_values(&t.program, &ctx)?,
         })
     })();
     let generated = generated.map_err(|e| {

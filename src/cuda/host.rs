@@ -230,6 +230,13 @@ pub(super) fn host_text(
             device_name(t, &p.arrays[a])
         ));
     }
+    for f in &g.finals {
+        w.line(&format!(
+            "/* `{}` as the C leaves it after its last loop. */",
+            f.var
+        ));
+        write_final(&mut w, &f.var, &f.code);
+    }
     match p.unit.kind {
         UnitKind::Function => {
             w.indent = 0;
@@ -345,6 +352,68 @@ pub(super) fn write_host_nodes(w: &mut Lines, t: &Transformed, g: &Generated, no
                 w.line("GPUCC_CHECK(cudaGetLastError());");
             }
             Node::Instance { .. } => unreachable!("host code holds only loops and launches"),
+        }
+    }
+}
+
+/// Host code that sets `var` (each instance assigns its last argument).
+fn write_final(w: &mut Lines, var: &str, nodes: &[Node]) {
+    let text = |e: &Expr| print(&from_ir(e, &|n| CExpr::name(n)));
+    for n in nodes {
+        match n {
+            Node::For {
+                var: v,
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                w.line(&format!("{} {{", loop_header(v, init, cond, *step)));
+                w.indent += 1;
+                write_final(w, var, body);
+                w.indent -= 1;
+                w.line("}");
+            }
+            Node::If { .. } => {
+                // `if (a) {...} else if (b) {...} else {...}`: a chain, not a staircase.
+                let mut head = "if";
+                let mut node = n;
+                loop {
+                    let Node::If {
+                        cond,
+                        then_branch,
+                        else_branch,
+                    } = node
+                    else {
+                        unreachable!("the chain holds only conditions")
+                    };
+                    w.line(&format!("{head} ({}) {{", text(cond)));
+                    w.indent += 1;
+                    write_final(w, var, then_branch);
+                    w.indent -= 1;
+                    match else_branch.as_deref() {
+                        Some([next @ Node::If { .. }]) => {
+                            node = next;
+                            head = "} else if";
+                        }
+                        Some(e) => {
+                            w.line("} else {");
+                            w.indent += 1;
+                            write_final(w, var, e);
+                            w.indent -= 1;
+                            break;
+                        }
+                        None => break,
+                    }
+                }
+                w.line("}");
+            }
+            Node::Instance { args, .. } => {
+                if let Some(value) = args.last() {
+                    w.line(&format!("{var} = {};", text(value)));
+                }
+            }
+            Node::Launch { .. } => unreachable!("a final value holds no launch"),
         }
     }
 }

@@ -200,6 +200,12 @@ impl Set {
         Ok(self.wrap(raw))
     }
 
+    /// The lexicographically largest element, for each value of the parameters.
+    pub fn lexmax(&self) -> IslResult<Set> {
+        let raw = self.copy_raw()?.lexmax().map_err(|e| err("lexmax", e))?;
+        Ok(self.wrap(raw))
+    }
+
     /// Removes the set dimensions `first..first + n` (existentially).
     pub fn project_out(&self, first: usize, n: usize) -> IslResult<Set> {
         let raw = self

@@ -74,6 +74,15 @@ pub struct Loop {
     pub bounds: String,
     /// Its place among its siblings (the constant schedule dimension before it).
     pub position: usize,
+    /// Where its header runs: the bounds of the loops around it and the `if` conditions
+    /// (for the value its index keeps after the loop).
+    pub context: Cond,
+    /// The index's first value.
+    pub first: PwAff,
+    /// The loop's condition (`i < N && i < M`), without the start.
+    pub bound: Cond,
+    /// The values the index takes: from `first` by `step` while `bound` holds.
+    pub iterations: Cond,
 }
 
 /// A reduction operator of an update `x op= e`.

@@ -5,16 +5,33 @@ use super::affine_expr::{AffError, NotAffine};
 use super::{Binding, Lowerer};
 use crate::diag::Diagnostic;
 use crate::frontend::ast::*;
-use crate::poly::affine::{Aff, Cond, Var};
+use crate::poly::affine::{Aff, Cond, PwAff, Var};
 use crate::poly::program::Loop;
 use std::collections::HashMap;
+
+/// A loop header as read.
+pub(super) struct Header {
+    iterator: String,
+    step: i64,
+    bounds: String,
+    first: PwAff,
+    bound: Cond,
+    iterations: Cond,
+}
 
 impl Lowerer<'_> {
     // ------------------------------------------------------------ loops
 
     pub(super) fn for_loop(&mut self, f: &ForStmt) {
         match self.loop_header(f) {
-            Ok((iterator, step, bounds, loop_cond)) => {
+            Ok(Header {
+                iterator,
+                step,
+                bounds,
+                first,
+                bound,
+                iterations,
+            }) => {
                 let depth = self.loop_stack.len();
                 let position = self.next_position[depth];
                 self.next_position[depth] += 1;
@@ -28,9 +45,13 @@ impl Lowerer<'_> {
                     step,
                     bounds,
                     position,
+                    context: self.guard.clone(),
+                    first,
+                    bound,
+                    iterations: iterations.clone(),
                 });
                 let saved = self.guard.clone();
-                self.guard = saved.clone().and(loop_cond);
+                self.guard = saved.clone().and(iterations);
                 self.scopes.push(HashMap::new());
                 self.bind(&iterator, Binding::Index(id));
                 self.loop_stack.push(id);
@@ -45,12 +66,10 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Reads `for (init; cond; step)`: the index, the step, the bounds text, and the
-    /// condition on the index that the loop's iterations satisfy.
-    pub(super) fn loop_header(
-        &mut self,
-        f: &ForStmt,
-    ) -> Result<(String, i64, String, Cond), Diagnostic> {
+    /// Reads `for (init; cond; step)`: the index, the step, the bounds text, its first
+    /// value, its condition, and the condition on the index that the loop's iterations
+    /// satisfy.
+    pub(super) fn loop_header(&mut self, f: &ForStmt) -> Result<Header, Diagnostic> {
         let hint = "write the loop as `for (int i = lower; i < upper; i++)` (or `+= step`), with affine bounds";
         // The index and its first value.
         let (name, name_span, first, ty) = match &f.init {
@@ -236,7 +255,14 @@ impl Lowerer<'_> {
             start = start.or(piece);
         }
         let bounds = self.bounds_text(&name, first, cond_expr, step);
-        Ok((name, step, bounds, start.and(cond)))
+        Ok(Header {
+            iterator: name,
+            step,
+            bounds,
+            first: first_pw,
+            iterations: start.and(cond.clone()),
+            bound: cond,
+        })
     }
 
     /// The constant step of `i++`, `i -= 2`, `i = i + 4`, ...
