@@ -16,3 +16,4 @@ mod recipe_cases;
 mod robustness;
 mod strategy_cases;
 mod verify_cases;
+mod verify_failures;
