@@ -19,7 +19,8 @@ pub struct Comparison {
 /// The outcome of a check.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
-    /// A compiled function: every array it writes, compared.
+    /// A compiled function (or a region called through the function around it): every
+    /// array it writes, compared.
     Arrays(Vec<Comparison>),
     /// A whole program: whether both printed the same (and what the original printed).
     Output {

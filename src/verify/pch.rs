@@ -25,8 +25,7 @@ pub(super) fn runtime_dir(
     flags: &[&str],
     scratch: &Scratch,
 ) -> Result<PathBuf, CheckError> {
-    let version = run_tool(compiler_command(cxx).arg("--version"), "the C++ compiler")?;
-    let version = version.stdout.lines().next().unwrap_or("").to_string();
+    let version = version_of(cxx)?;
     match cache_root().and_then(|root| cached(&root, cxx, &version, flags)) {
         Some(dir) => Ok(dir),
         None => {
@@ -34,6 +33,28 @@ pub(super) fn runtime_dir(
             Ok(scratch.0.clone())
         }
     }
+}
+
+/// `cxx --version`, asked once per process and compiler (a check of many loop nests in
+/// one process asks it once).
+fn version_of(cxx: &str) -> Result<String, CheckError> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static KNOWN: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
+    if let Some(v) = KNOWN
+        .lock()
+        .ok()
+        .and_then(|k| k.as_ref()?.get(cxx).cloned())
+    {
+        return Ok(v);
+    }
+    let out = run_tool(compiler_command(cxx).arg("--version"), "the C++ compiler")?;
+    if let Ok(mut known) = KNOWN.lock() {
+        known
+            .get_or_insert_with(HashMap::new)
+            .insert(cxx.to_string(), out.stdout.clone());
+    }
+    Ok(out.stdout)
 }
 
 /// The cache's root, from the environment.
@@ -121,9 +142,10 @@ fn cached(root: &Path, cxx: &str, version: &str, flags: &[&str]) -> Option<PathB
     Some(dir)
 }
 
-/// Whether `--version`'s first line is GCC's (`g++ (Debian 12.2.0-14) 12.2.0`).
+/// Whether `--version` is GCC's (`c++ (Debian 12.2.0-14) 12.2.0`, then its copyright by
+/// the Free Software Foundation); clang's says `clang`.
 fn is_gcc(version: &str) -> bool {
-    !version.contains("clang") && (version.contains("g++") || version.contains("GCC"))
+    !version.contains("clang") && version.contains("Free Software Foundation")
 }
 
 /// Removes all but the [`KEPT`] newest cache directories (never `current`).
@@ -151,8 +173,25 @@ mod tests {
     fn the_key_is_stable() {
         assert_eq!(fnv(&["a", "b"]), fnv(&["a", "b"]));
         assert_ne!(fnv(&["ab", ""]), fnv(&["a", "b"]));
-        assert!(is_gcc("g++ (Debian 12.2.0-14+deb12u1) 12.2.0"));
-        assert!(!is_gcc("Debian clang version 14.0.6"));
+        assert!(is_gcc("c++ (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright (C) 2022 Free Software Foundation, Inc.\n"));
+        assert!(!is_gcc(
+            "Debian clang version 14.0.6\nTarget: x86_64-pc-linux-gnu\n"
+        ));
+    }
+
+    #[test]
+    fn with_gcc_the_header_is_precompiled() {
+        let Ok(out) = std::process::Command::new("c++").arg("--version").output() else {
+            return;
+        };
+        let version = String::from_utf8_lossy(&out.stdout).into_owned();
+        if !is_gcc(&version) {
+            return;
+        }
+        let root = std::env::temp_dir().join(format!("gpucc-pch-gcc-{}", std::process::id()));
+        let dir = cached(&root, "c++", &version, super::super::CPU_FLAGS).unwrap();
+        assert!(dir.join("cuda_runtime.h.gch").exists());
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

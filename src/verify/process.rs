@@ -156,7 +156,7 @@ impl Running {
                 }
                 Ok(None) => {
                     std::thread::sleep(pause.min(limit.saturating_sub(self.started.elapsed())));
-                    pause = (pause * 2).min(Duration::from_millis(20));
+                    pause = (pause * 2).min(Duration::from_millis(5));
                 }
                 Err(e) => return Err(NotRun::Spawn(e)),
             }
