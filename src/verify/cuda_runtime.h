@@ -12,17 +12,16 @@
 #ifndef GPUCC_CPU_RUNTIME_H
 #define GPUCC_CPU_RUNTIME_H
 
-#include <algorithm>
+// Only light headers: every check compiles this file (cached as a precompiled header
+// where the compiler is GCC), and <functional>, <unordered_map> and <vector> alone doubled
+// the time of a check's compile.
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <type_traits>
 #include <ucontext.h>
-#include <unordered_map>
-#include <vector>
 
 struct dim3 {
   unsigned x, y, z;
@@ -35,7 +34,7 @@ inline dim3 blockDim;
 inline dim3 gridDim;
 
 typedef int cudaError_t;
-enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorLaunchFailure = 4 };
+enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorLaunchFailure = 4, cudaErrorInvalidConfiguration = 9 };
 enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
 
 inline cudaError_t cudaMalloc(void **p, size_t n) {
@@ -45,8 +44,23 @@ inline cudaError_t cudaMalloc(void **p, size_t n) {
 inline cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
 inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) { memcpy(d, s, n); return cudaSuccess; }
 #define cudaMemcpyToSymbol(symbol, source, bytes) (memcpy(&(symbol), (source), (bytes)), cudaSuccess)
-inline cudaError_t cudaGetLastError() { return cudaSuccess; }
-inline const char *cudaGetErrorString(cudaError_t) { return "CPU runtime error"; }
+// The error of the last launch that failed (a configuration a GPU refuses), until read.
+inline cudaError_t gpucc_last_error = cudaSuccess;
+inline cudaError_t cudaGetLastError() {
+  cudaError_t e = gpucc_last_error;
+  gpucc_last_error = cudaSuccess;
+  return e;
+}
+inline cudaError_t cudaPeekAtLastError() { return gpucc_last_error; }
+inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline const char *cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    default: return "unspecified launch failure";
+  }
+}
 
 #define __global__
 #define __device__
@@ -54,8 +68,12 @@ inline const char *cudaGetErrorString(cudaError_t) { return "CPU runtime error";
 #define __constant__
 #define __shared__ static
 template <class T> T __ldg(const T *p) { return *p; }
-using std::max;
-using std::min;
+
+// CUDA's min and max take any two arithmetic operands (its overloads cover mixed int,
+// unsigned, long long, float and double); the result has the operands' common type, as
+// in CUDA. A file's own min/max macro, defined after this header, takes precedence.
+template <class A, class B> inline auto min(A a, B b) -> decltype(a + b) { return b < a ? b : a; }
+template <class A, class B> inline auto max(A a, B b) -> decltype(a + b) { return a < b ? b : a; }
 
 // ------------------------------------------------------------------ race detection
 //
@@ -74,8 +92,65 @@ struct gpucc_cell {
   gpucc_who writer, reader, second_reader;
 };
 
-inline std::unordered_map<const void *, gpucc_cell> gpucc_block_cells;
-inline std::unordered_map<const void *, gpucc_cell> gpucc_launch_cells;
+// The cells of the addresses touched since a point (a barrier, a launch): an
+// open-addressing hash table whose clear() is O(1) (a slot counts only if it was written
+// in the current generation).
+struct gpucc_cells {
+  struct slot {
+    const void *addr;
+    unsigned generation;
+    gpucc_cell cell;
+  };
+  slot *slots = nullptr;
+  size_t capacity = 0, used = 0;
+  unsigned generation = 1;
+
+  void clear() {
+    used = 0;
+    if (++generation == 0) {  // wrapped: old generations could look current
+      for (size_t k = 0; k < capacity; k++) slots[k].generation = 0;
+      generation = 1;
+    }
+  }
+  static size_t hash(const void *addr) {
+    size_t h = (size_t)addr;
+    h ^= h >> 17;
+    h *= (size_t)0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+  }
+  __attribute__((noinline)) void grow() {
+    slot *old = slots;
+    size_t old_capacity = capacity;
+    capacity = capacity ? 2 * capacity : 1024;
+    slots = (slot *)calloc(capacity, sizeof(slot));
+    if (!slots) {
+      fprintf(stderr, "gpucc CPU runtime: out of memory for the race detector\n");
+      abort();
+    }
+    used = 0;
+    for (size_t k = 0; k < old_capacity; k++)
+      if (old[k].generation == generation) (*this)[old[k].addr] = old[k].cell;
+    free(old);
+  }
+  gpucc_cell &operator[](const void *addr) {
+    if (2 * (used + 1) > capacity) grow();
+    size_t mask = capacity - 1;
+    for (size_t k = hash(addr) & mask;; k = (k + 1) & mask) {
+      slot &s = slots[k];
+      if (s.generation != generation) {
+        s.addr = addr;
+        s.generation = generation;
+        s.cell = gpucc_cell();
+        used++;
+        return s.cell;
+      }
+      if (s.addr == addr) return s.cell;
+    }
+  }
+};
+
+inline gpucc_cells gpucc_block_cells;
+inline gpucc_cells gpucc_launch_cells;
 inline const char *gpucc_kernel_name = "?";
 inline int gpucc_thread_id = 0;
 inline int gpucc_block_id = 0;
@@ -106,7 +181,7 @@ inline void gpucc_print_index(FILE *f, dim3 extent, int id) {
 }
 
 // Logs one access by `me` in `cells`; reports a conflict with an earlier one.
-inline void gpucc_log(std::unordered_map<const void *, gpucc_cell> &cells, const void *addr, bool write, int me,
+inline void gpucc_log(gpucc_cells &cells, const void *addr, bool write, int me,
                       const char *name, const long *idx, int rank, bool across_blocks) {
   gpucc_cell &c = cells[addr];
   if (c.writer.id >= 0 && c.writer.id != me) gpucc_race(name, idx, rank, across_blocks, c.writer.id, true, me, write);
@@ -122,7 +197,8 @@ inline void gpucc_log(std::unordered_map<const void *, gpucc_cell> &cells, const
   }
 }
 
-inline void gpucc_touch(const void *addr, bool write, const char *name, const long *idx, int rank, bool global) {
+// Not inlined: every element access of a kernel calls it, and inlined it made the compile slow.
+__attribute__((noinline)) inline void gpucc_touch(const void *addr, bool write, const char *name, const long *idx, int rank, bool global) {
   gpucc_log(gpucc_block_cells, addr, write, gpucc_thread_id, name, idx, rank, false);
   if (global) gpucc_log(gpucc_launch_cells, addr, write, gpucc_block_id, name, idx, rank, true);
 }
@@ -253,7 +329,7 @@ enum gpucc_wait { gpucc_running_now, gpucc_at_barrier, gpucc_at_shuffle };
 
 struct gpucc_fiber {
   ucontext_t context;
-  std::vector<char> stack;
+  char *stack = nullptr;
   bool done = false;
   gpucc_wait wait = gpucc_running_now;
   dim3 index;
@@ -265,10 +341,12 @@ struct gpucc_fiber {
 
 inline ucontext_t gpucc_scheduler;
 inline gpucc_fiber *gpucc_running = nullptr;
-inline const std::function<void()> *gpucc_body = nullptr;
+// The kernel call the fibers run: a function and its context (the launch's lambda).
+inline void (*gpucc_body)(void *) = nullptr;
+inline void *gpucc_body_context = nullptr;
 
 inline void gpucc_fiber_main() {
-  (*gpucc_body)();
+  gpucc_body(gpucc_body_context);
   gpucc_running->done = true;
 }
 
@@ -309,8 +387,7 @@ template <class T> T __shfl_down_sync(unsigned mask, T var, unsigned delta, int 
 
 // Lets through the lanes of each warp whose shuffle every lane of its mask has reached;
 // reports lanes of a mask that wait elsewhere, have ended or do not exist.
-inline void gpucc_release_shuffles(std::vector<gpucc_fiber> &fibers) {
-  size_t n = fibers.size();
+inline void gpucc_release_shuffles(gpucc_fiber *fibers, size_t n) {
   for (size_t first = 0; first < n; first += 32) {
     int warp = int(first / 32);
     bool waiting = false;
@@ -346,37 +423,41 @@ inline void gpucc_release_shuffles(std::vector<gpucc_fiber> &fibers) {
 }
 
 // Runs one block: all threads as fibers, from barrier to barrier.
-inline void gpucc_run_fibers(std::vector<gpucc_fiber> &fibers, const std::function<void()> &body) {
+inline void gpucc_run_fibers(gpucc_fiber *fibers, size_t n) {
   const size_t stack_size = 256 * 1024;
-  gpucc_body = &body;
-  for (auto &f : fibers) {
+  for (size_t t = 0; t < n; t++) {
+    gpucc_fiber &f = fibers[t];
     f.done = false;
     f.wait = gpucc_running_now;
-    if (f.stack.empty()) f.stack.resize(stack_size);
+    if (!f.stack && !(f.stack = (char *)malloc(stack_size))) {
+      fprintf(stderr, "gpucc CPU runtime: out of memory for the stacks of a block's threads\n");
+      abort();
+    }
     getcontext(&f.context);
-    f.context.uc_stack.ss_sp = f.stack.data();
-    f.context.uc_stack.ss_size = f.stack.size();
+    f.context.uc_stack.ss_sp = f.stack;
+    f.context.uc_stack.ss_size = stack_size;
     f.context.uc_link = &gpucc_scheduler;
     makecontext(&f.context, gpucc_fiber_main, 0);
   }
   gpucc_block_cells.clear();
   for (;;) {
-    for (auto &f : fibers) {
+    for (size_t t = 0; t < n; t++) {
+      gpucc_fiber &f = fibers[t];
       if (f.done || f.wait != gpucc_running_now) continue;
       threadIdx = f.index;
-      gpucc_thread_id = int(&f - fibers.data());
+      gpucc_thread_id = int(t);
       gpucc_running = &f;
       swapcontext(&gpucc_scheduler, &f.context);
       gpucc_running = nullptr;
     }
     size_t finished = 0, shuffling = 0;
-    for (auto &f : fibers) {
-      finished += f.done;
-      shuffling += !f.done && f.wait == gpucc_at_shuffle;
+    for (size_t t = 0; t < n; t++) {
+      finished += fibers[t].done;
+      shuffling += !fibers[t].done && fibers[t].wait == gpucc_at_shuffle;
     }
-    if (finished == fibers.size()) break;
+    if (finished == n) break;
     if (shuffling != 0) {
-      gpucc_release_shuffles(fibers);
+      gpucc_release_shuffles(fibers, n);
       continue;
     }
     if (finished != 0) {
@@ -384,22 +465,56 @@ inline void gpucc_run_fibers(std::vector<gpucc_fiber> &fibers, const std::functi
       abort();
     }
     gpucc_block_cells.clear();  // a new interval between barriers
-    for (auto &f : fibers) f.wait = gpucc_running_now;
+    for (size_t t = 0; t < n; t++) fibers[t].wait = gpucc_running_now;
   }
+}
+
+// The fibers of a block, kept from launch to launch (with their stacks).
+inline gpucc_fiber *gpucc_fibers = nullptr;
+inline size_t gpucc_fiber_count = 0;
+
+inline gpucc_fiber *gpucc_block_fibers(size_t n) {
+  if (n > gpucc_fiber_count) {
+    gpucc_fiber *more = new gpucc_fiber[n];
+    for (size_t t = 0; t < gpucc_fiber_count; t++) more[t].stack = gpucc_fibers[t].stack;
+    delete[] gpucc_fibers;
+    gpucc_fibers = more;
+    gpucc_fiber_count = n;
+  }
+  return gpucc_fibers;
+}
+
+// Whether a launch's configuration is one CUDA accepts (a GPU refuses the others, and the
+// error is the next cudaGetLastError()'s).
+inline bool gpucc_valid_launch(dim3 grid, dim3 block) {
+  unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
+  return grid.x >= 1 && grid.y >= 1 && grid.z >= 1 && grid.x <= 2147483647u && grid.y <= 65535 &&
+         grid.z <= 65535 && block.x >= 1 && block.y >= 1 && block.z >= 1 && block.x <= 1024 && block.y <= 1024 &&
+         block.z <= 64 && threads <= 1024;
 }
 
 // `Barriers` says whether the kernel calls __syncthreads(): gpucc reads it off the kernel's
 // text when it rewrites the launch. Without barriers the threads run as plain calls.
 template <bool Barriers, class Kernel, class... Args>
 void gpucc_launch(const char *name, Kernel kernel, dim3 grid, dim3 block, Args... args) {
+  if (!gpucc_valid_launch(grid, block)) {
+    fprintf(stderr,
+            "gpucc CPU runtime: the launch of %s with grid (%u, %u, %u) and blocks of (%u, %u, %u) threads is one a "
+            "GPU refuses (at most 1024 threads a block, 1024 x 1024 x 64; grid y and z at most 65535)\n",
+            name, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+    gpucc_last_error = cudaErrorInvalidConfiguration;
+    return;
+  }
   gridDim = grid;
   blockDim = block;
   gpucc_kernel_name = name;
   gpucc_launch_cells.clear();
-  std::function<void()> body = [&] { kernel(args...); };
-  static std::vector<gpucc_fiber> fibers;
-  fibers.resize(block.x * block.y * block.z);
-  for (unsigned t = 0; t < fibers.size(); t++)
+  auto call = [&] { kernel(args...); };
+  gpucc_body = [](void *context) { (*static_cast<decltype(call) *>(context))(); };
+  gpucc_body_context = &call;
+  size_t n = (size_t)block.x * block.y * block.z;
+  gpucc_fiber *fibers = gpucc_block_fibers(n);
+  for (unsigned t = 0; t < n; t++)
     fibers[t].index = dim3(t % block.x, t / block.x % block.y, t / (block.x * block.y));
   for (unsigned bz = 0; bz < grid.z; bz++)
     for (unsigned by = 0; by < grid.y; by++)
@@ -408,12 +523,12 @@ void gpucc_launch(const char *name, Kernel kernel, dim3 grid, dim3 block, Args..
         gpucc_block_id = int(bx + grid.x * (by + grid.y * bz));
         gpucc_block_cells.clear();
         if (Barriers) {
-          gpucc_run_fibers(fibers, body);
+          gpucc_run_fibers(fibers, n);
         } else {
-          for (auto &f : fibers) {
-            threadIdx = f.index;
-            gpucc_thread_id = int(&f - fibers.data());
-            body();
+          for (size_t t = 0; t < n; t++) {
+            threadIdx = fibers[t].index;
+            gpucc_thread_id = int(t);
+            call();
           }
         }
       }
