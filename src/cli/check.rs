@@ -10,6 +10,7 @@ use super::{
 use crate::device::Device;
 use crate::frontend::macros::MacroTable;
 use crate::poly::Program;
+use crate::verify::CheckError;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -116,7 +117,7 @@ pub(super) enum Verdict {
     /// It computes something else, or two threads race (the report was printed).
     Different,
     /// The check could not run.
-    NotRun(crate::verify::CheckError),
+    NotRun(CheckError),
     /// The check was refused before it ran (the message was printed; the exit code).
     Refused(i32),
 }
@@ -229,28 +230,79 @@ pub(super) fn conclude_compile(verdict: Verdict, output: &Path, err: &mut dyn Wr
 /// Says why a check could not run and gives the exit code: the user's C, toolchain or
 /// machine (exit 4, the `.cu` kept), a limit (exit 1), or, when gpucc wrote the CUDA
 /// (`generated`) and it is the CUDA that fails, gpucc's own output (exit 3).
-fn not_run(
-    e: &crate::verify::CheckError,
-    generated: bool,
-    output: Option<&Path>,
-    err: &mut dyn Write,
-) -> i32 {
-    if !generated {
-        // A `.cu` of the user's that the check cannot build or run.
-        let _ = writeln!(
-            err,
-            "error: the check could not run: {e}\n  = hint: a .cu that the C++ compiler refuses is not a gpucc output, or was edited"
-        );
-        return EXIT_USER_ERROR;
-    }
+fn not_run(e: &CheckError, generated: bool, output: Option<&Path>, err: &mut dyn Write) -> i32 {
+    use crate::verify::CheckFailure::*;
+    let hint = |default: &str| {
+        format!(
+            "\n  = hint: {}",
+            e.hint.clone().unwrap_or_else(|| default.to_string())
+        )
+    };
+    let code = match e.kind {
+        TimeLimit => {
+            let _ = writeln!(err, "error: {}{}", e.message, hint("raise the limit"));
+            return EXIT_USER_ERROR;
+        }
+        OriginalDoesNotCompile | OriginalFailed | CannotDrive | Environment => EXIT_CHECK_NOT_RUN,
+        GeneratedDoesNotCompile | GeneratedFailed if !generated => {
+            // The user's own `.cu`.
+            let _ = writeln!(
+                err,
+                "error: the check could not run: {}{}",
+                e.message,
+                hint("a .cu that the C++ compiler refuses or that crashes is not a gpucc output, or was edited")
+            );
+            return EXIT_USER_ERROR;
+        }
+        GeneratedDoesNotCompile | GeneratedFailed | Internal => {
+            let rejected = output.map(|o| {
+                let rejected = PathBuf::from(format!("{}.rejected", o.display()));
+                let _ = std::fs::rename(o, &rejected);
+                format!("; it was moved to {}", rejected.display())
+            });
+            let _ = writeln!(
+                err,
+                "error: the check could not run: {}\n  = note: the CUDA gpucc generated is wrong{}; this is a bug in gpucc, please report it with the C file (and the recipe)",
+                e.message,
+                rejected.unwrap_or_default()
+            );
+            return EXIT_INTERNAL;
+        }
+    };
     let kept = output
         .map(|o| format!("\n  = note: {} is kept; it was not checked", o.display()))
         .unwrap_or_default();
     let _ = writeln!(
         err,
-        "error: the check could not run: {e}{kept}\n  = hint: fix what stopped the check and run `gpucc verify` again, or pass --no-verify"
+        "error: the check could not run: {}{kept}{}",
+        e.message,
+        hint("fix what stopped the check and run `gpucc verify` again, or pass --no-verify")
     );
-    EXIT_CHECK_NOT_RUN
+    code
+}
+
+/// Refuses a file that is not valid C (exit 1): gpucc copies the text around the compiled
+/// unit into the `.cu` as written. `None` when the C compiler accepts it, or cannot run
+/// (then the check, if any, says so).
+pub(super) fn refuse_invalid_c(input: &InputArgs, err: &mut dyn Write) -> Option<i32> {
+    let options = crate::verify::CheckOptions {
+        c_file: &input.file,
+        defines: &input.define,
+        include_dirs: &input.include,
+        sizes: &[],
+        diagonally_dominant: false,
+    };
+    match crate::verify::original_compiles(&options) {
+        Err(e) if e.kind == crate::verify::CheckFailure::OriginalDoesNotCompile => {
+            let _ = writeln!(
+                err,
+                "error: {}\n  = note: gpucc copies the code around what it compiles into the .cu as it is, so the file must be C that compiles\n  = hint: fix the file (give -I DIR for the headers it includes, -D for the macros it needs)",
+                e.message
+            );
+            Some(EXIT_USER_ERROR)
+        }
+        _ => None,
+    }
 }
 
 pub(super) fn verify_command(

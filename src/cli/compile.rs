@@ -85,6 +85,9 @@ pub(super) fn compile_command(
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Some(code) = super::check::refuse_invalid_c(&a.input, err) {
+        return code;
+    }
     let output = a
         .output
         .clone()

@@ -158,6 +158,42 @@ pub struct Checked {
     pub times: Vec<KernelTime>,
 }
 
+/// Whether the original C compiles (`cc -fsyntax-only`, with the `-D` and `-I` of the
+/// check): gpucc copies the text around the compiled unit as written, so a file that is
+/// not C would give a `.cu` that no compiler accepts. The error is
+/// [`CheckFailure::OriginalDoesNotCompile`] with the first error's place, or
+/// [`CheckFailure::Environment`] when no C compiler runs.
+pub fn original_compiles(o: &CheckOptions) -> Result<(), CheckError> {
+    let dir = Scratch::new()?;
+    let original = std::fs::read_to_string(o.c_file).map_err(|e| {
+        CheckError::new(
+            CheckFailure::Environment,
+            format!("cannot read {}: {e}", o.c_file.display()),
+        )
+    })?;
+    let defined = apply_defines(&original, o.defines);
+    let reference_c = dir.write("reference.c", &reference::text(&defined, o.c_file, None))?;
+    let includes: Vec<String> = std::iter::once(process::directory_of(o.c_file))
+        .chain(o.include_dirs.iter().cloned())
+        .map(|d| format!("-I{}", d.display()))
+        .collect();
+    let cc = compiler("CC", "cc");
+    let min_max = reference::min_max_flags(&cc, &reference_c, &defined, &includes, &dir)?;
+    let out = process::run_tool(
+        compiler_command(&cc)
+            .args(["-fsyntax-only", "-w", "-x", "c"])
+            .arg(&reference_c)
+            .args(&includes)
+            .args(&min_max),
+        "the C compiler on the original",
+    )?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(reference::does_not_compile(&out.stderr, &dir, "compile"))
+    }
+}
+
 /// Checks the `.cu` text `cu` made from `program` against the original C file on the CPU.
 pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Outcome, CheckError> {
     check(program, cu, o, &On::Cpu).map(|c| c.outcome)
