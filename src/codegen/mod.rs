@@ -15,7 +15,7 @@ mod scalars;
 pub use scalars::in_device_memory;
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::poly::affine::isl_name;
+use crate::poly::affine::{isl_name, Aff};
 use crate::poly::astbuild::{self, AstNode};
 use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
 use crate::poly::ArrayKind;
@@ -492,12 +492,12 @@ pub fn kernel_names(t: &Transformed, kernel: &Kernel) -> KernelNames {
         host: kernel
             .host_levels
             .iter()
-            .map(|l| t.levels[*l].name.clone())
+            .map(|l| level_variable(t, kernel, *l))
             .collect(),
         blocks: kernel
             .blocks
             .iter()
-            .map(|l| t.levels[*l].name.clone())
+            .map(|l| level_variable(t, kernel, *l))
             .collect(),
         threads: kernel
             .threads
@@ -505,10 +505,43 @@ pub fn kernel_names(t: &Transformed, kernel: &Kernel) -> KernelNames {
             .enumerate()
             .map(|(d, td)| match td.kind {
                 ThreadKind::Coordinate => coordinate_name(t, d),
-                _ => t.levels[td.per_statement[0].1].name.clone(),
+                _ => level_variable(t, kernel, td.per_statement[0].1),
             })
             .collect(),
     }
+}
+
+/// The name of a level's variable in a kernel: the level's, unless a statement of the
+/// kernel has an iterator of that name whose value the level is not (the point loop of a
+/// loop that counts down is named `j` and runs over `-j`). In isl's texts a parameter and
+/// a tuple variable of one name are one value, so such a level gets a name of its own,
+/// `j_rev`.
+fn level_variable(t: &Transformed, kernel: &Kernel, l: LevelId) -> String {
+    let name = &t.levels[l].name;
+    let itself = Aff::var(crate::poly::affine::Var::Index(name.clone()));
+    let clash = kernel.statements.iter().any(|&s| {
+        let st = &t.statements[s];
+        st.iterators.iter().any(|i| i == name)
+            && st.levels.iter().any(|(x, v)| *x == l && *v != itself)
+    });
+    if !clash {
+        return name.clone();
+    }
+    let taken = |n: &str| {
+        t.levels.iter().any(|x| x.name == n)
+            || t.program.params.iter().any(|p| p == n)
+            || t.program.arrays.iter().any(|a| a.name == n)
+            || t.statements
+                .iter()
+                .any(|s| s.iterators.iter().any(|i| i == n))
+    };
+    (0..)
+        .map(|k| match k {
+            0 => format!("{name}_rev"),
+            k => format!("{name}_rev{k}"),
+        })
+        .find(|n| !taken(n))
+        .expect("a free name")
 }
 
 fn kernel_code(

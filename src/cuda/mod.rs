@@ -10,6 +10,7 @@
 
 pub mod cexpr;
 pub mod cpp_compat;
+mod ctype;
 mod host;
 mod kernel;
 mod reduction;

@@ -34,7 +34,7 @@ impl Context<'_> {
         Some(from_ir(&self.args[k], &|id| CExpr::name(id)))
     }
 
-    fn access_of(&self, e: ExprId) -> Option<AccessId> {
+    pub(super) fn access_of(&self, e: ExprId) -> Option<AccessId> {
         let st = &self.t.program.statements[self.statement];
         std::iter::once(&st.write)
             .chain(&st.reads)
@@ -72,7 +72,22 @@ impl Context<'_> {
                 unreachable!("every array reference of a statement is an access")
             }
             ExprKind::Call { name, args, .. } => {
-                CExpr::Call(name.clone(), args.iter().map(|a| self.expr(*a)).collect())
+                // Each argument as C converts it (see `super::ctype`).
+                let target = super::ctype::parameter_type(name).or_else(|| {
+                    let types: Vec<_> = args.iter().map(|a| self.c_type(*a)).collect();
+                    let common = types.iter().copied().reduce(super::ctype::common)?;
+                    types.iter().any(|t| *t != common).then_some(common)
+                });
+                let args = args.iter().map(|a| {
+                    let arg = self.expr(*a);
+                    match target {
+                        Some(ty) if self.c_type(*a) != ty => {
+                            CExpr::Cast(ty.c_name().to_string(), Box::new(arg))
+                        }
+                        _ => arg,
+                    }
+                });
+                CExpr::Call(name.clone(), args.collect())
             }
             ExprKind::Unary { op, operand } => CExpr::Unary(
                 match op {
@@ -195,7 +210,14 @@ fn linearize(array: &crate::poly::Array, subscripts: Vec<CExpr>) -> CExpr {
     let mut it = subscripts.into_iter();
     let mut acc = it.next().unwrap_or(CExpr::Int(0));
     for (k, s) in it.enumerate() {
-        let dim = CExpr::name(array.dim_texts[k + 1].clone());
+        // An extent written as an expression (`n + 1`) keeps its parentheses.
+        let text = &array.dim_texts[k + 1];
+        let simple = text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let dim = CExpr::name(if simple {
+            text.clone()
+        } else {
+            format!("({text})")
+        });
         acc = CExpr::bin("+", CExpr::bin("*", acc, dim), s);
     }
     acc
