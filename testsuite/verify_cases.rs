@@ -106,9 +106,9 @@ fn verify_usage_errors() {
         "--size",
         "m=10",
     ]));
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(
-        err.contains("not a size parameter") && err.contains("no size parameters"),
+        err.contains("not a size parameter") && err.contains("no sizes known only at run time"),
         "{err}"
     );
 }

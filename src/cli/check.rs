@@ -281,6 +281,35 @@ fn not_run(e: &CheckError, generated: bool, output: Option<&Path>, err: &mut dyn
     code
 }
 
+/// Refuses `--size` naming something that is not a size known only at run time of
+/// `program` (a usage error: exit 2); `None` when every name is one.
+pub(super) fn refuse_unknown_sizes(
+    program: &Program,
+    sizes: &[(String, i64)],
+    err: &mut dyn Write,
+) -> Option<i32> {
+    let unknown: Vec<&str> = (sizes.iter().map(|(n, _)| n.as_str()))
+        .filter(|n| !program.params.iter().any(|p| p == n))
+        .collect();
+    if unknown.is_empty() {
+        return None;
+    }
+    let known = if program.params.is_empty() {
+        "the code has no sizes known only at run time".to_string()
+    } else {
+        format!(
+            "its sizes known only at run time are: {}",
+            program.params.join(", ")
+        )
+    };
+    let _ = writeln!(
+        err,
+        "error: --size names {}, which is not a size parameter of the code\n  = note: {known}\n  = hint: a `#define`d size is changed with -D NAME=VALUE",
+        unknown.join(", ")
+    );
+    Some(EXIT_USAGE)
+}
+
 /// Refuses a file that is not valid C (exit 1): gpucc copies the text around the compiled
 /// unit into the `.cu` as written. `None` when the C compiler accepts it, or cannot run
 /// (then the check, if any, says so).
@@ -482,23 +511,8 @@ fn check(
     err: &mut dyn Write,
 ) -> Verdict {
     let sizes = &inputs.sizes;
-    let unknown: Vec<&str> = sizes
-        .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| !program.params.iter().any(|p| p == n))
-        .collect();
-    if !unknown.is_empty() {
-        let known = if program.params.is_empty() {
-            "the code has no size parameters".to_string()
-        } else {
-            format!("its size parameters are: {}", program.params.join(", "))
-        };
-        let _ = writeln!(
-            err,
-            "error: --size names {}, which is not a size parameter of the code\n  = note: {known}",
-            unknown.join(", ")
-        );
-        return Verdict::Refused(EXIT_USER_ERROR);
+    if let Some(code) = refuse_unknown_sizes(program, sizes, err) {
+        return Verdict::Refused(code);
     }
     let options = crate::verify::CheckOptions {
         c_file: &input.file,

@@ -88,6 +88,10 @@ pub(super) fn compile_command(
     if let Some(code) = super::check::refuse_invalid_c(&a.input, err) {
         return code;
     }
+    let sizes = &a.check.sizes;
+    if let Some(code) = super::check::refuse_unknown_sizes(compiled.program(), sizes, err) {
+        return code;
+    }
     let output = a
         .output
         .clone()

@@ -36,24 +36,8 @@ pub(super) fn emulate_command(
     };
     let (t, g) = &compiled.unit;
     let params = &compiled.program().params;
-    let unknown: Vec<&str> = (a.sizes.iter().map(|(n, _)| n.as_str()))
-        .filter(|n| !params.iter().any(|p| p == n))
-        .collect();
-    if !unknown.is_empty() {
-        let known = if params.is_empty() {
-            "the code has no sizes known only at run time".to_string()
-        } else {
-            format!(
-                "its sizes known only at run time are: {}",
-                params.join(", ")
-            )
-        };
-        let _ = writeln!(
-            err,
-            "error: --size names {}, which is not a size parameter of the code\n  = note: {known}\n  = hint: a `#define`d size is changed with -D NAME=VALUE",
-            unknown.join(", ")
-        );
-        return super::EXIT_USAGE;
+    if let Some(code) = super::check::refuse_unknown_sizes(compiled.program(), &a.sizes, err) {
+        return code;
     }
     let sizes = sizes_used(params, &a.sizes);
     // Registers as ptxas counts them when nvcc is at hand.
