@@ -73,7 +73,10 @@ fn check_tokens(source: SourceId, tokens: &[Token]) -> Result<(), Diagnostics> {
         let refusal = match &t.tok {
             Tok::Error(what) => Some((
                 format!("syntax error: {what}"),
-                "check the text at this place".to_string(),
+                match *what {
+                    "invalid escape sequence" => "the escapes are \\n \\t \\r \\\\ \\\" \\' \\a \\b \\f \\v, \\ddd and \\xXX (ASCII) and \\u{XXXX}; write other characters as they are".to_string(),
+                    _ => "check the text at this place".to_string(),
+                },
             )),
             Tok::Kw(k @ ("while" | "repeat" | "until")) => Some((
                 format!("`{k}` loops are not supported in recipes"),
