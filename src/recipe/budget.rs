@@ -6,8 +6,9 @@
 //!
 //! Everything that costs time or memory costs steps: a statement run or an expression
 //! evaluated costs one, building a string one per [`BYTES_PER_STEP`] bytes, making a table
-//! one per entry, and a command [`COMMAND_STEPS`] ([`CODE_STEPS`] for `print_code`). Values share their
-//! strings and tables, so the memory a recipe holds is bounded by the steps it ran.
+//! one per entry, and a command [`COMMAND_STEPS`] ([`CODE_STEPS`] for `print_code`).
+//! Values share their strings and tables, so the memory a recipe holds is bounded by the
+//! steps it ran (tens of bytes a step).
 
 use crate::limits::Limits;
 

@@ -256,6 +256,9 @@ impl Interp<'_> {
                     .iter()
                     .map(|lp| self.level(lp, args[0].1, stmt))
                     .collect::<Eval<Vec<_>>>()?;
+                // Each loop is a tiling of its own: one command each.
+                let more = COMMAND_STEPS.saturating_mul(levels.len().saturating_sub(1) as u64);
+                self.spend(call, "this command", |b| b.steps(more))?;
                 let known: Vec<String> = (1..=loops.len())
                     .flat_map(|k| [format!("l{k}_control"), format!("l{k}_tile")])
                     .collect();
