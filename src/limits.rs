@@ -10,14 +10,16 @@ use std::cell::Cell;
 /// The limits of one run of gpucc.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Limits {
-    /// Recipe interpreter: steps (statements run, expressions evaluated, and one per 64
-    /// bytes of string built), so that an endless or quadratic recipe stops.
+    /// Recipe interpreter: steps (statements run, expressions evaluated, one per 64 bytes
+    /// of string built, one per table entry made, 50 000 per command, 200 000 per
+    /// `print_code`), so that an endless or quadratic recipe stops.
     pub recipe_steps: u64,
     /// Recipe interpreter: the longest string, in bytes.
     pub recipe_string_bytes: u64,
     /// Recipe interpreter: the most entries of one table.
     pub recipe_table_entries: u64,
-    /// Recipe interpreter: the deepest nesting of calls and evaluations.
+    /// Recipe: the deepest nesting of statements and expressions (checked as the recipe is
+    /// parsed and as it runs).
     pub recipe_depth: u64,
     /// Frontend: the deepest loop nest of a compiled unit.
     pub nest_depth: u64,
@@ -72,7 +74,7 @@ const NAMED: &[Named] = &[
     },
     Named {
         name: "recipe-depth",
-        what: "nested calls and evaluations in a recipe",
+        what: "levels of nested statements and expressions in a recipe",
         field: |l| &mut l.recipe_depth,
     },
     Named {

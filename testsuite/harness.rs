@@ -61,7 +61,7 @@ pub fn frontend_options(args: &[String]) -> gpucc::frontend::FrontendOptions {
                     o.defines.push((n.into(), v.into()));
                 }
             }
-            "--recipe" | "-P" | "-o" => {
+            "--recipe" | "-P" | "-o" | "--limit" => {
                 it.next();
             }
             other => panic!("unknown gpucc-args option {other}"),

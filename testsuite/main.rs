@@ -10,6 +10,7 @@ mod cuda_cases;
 mod deps_cases;
 mod emulate_cases;
 mod frontend_cases;
+mod fuzz_recipe;
 mod fuzz_runtime;
 mod hand_checked;
 mod harness;

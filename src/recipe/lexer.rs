@@ -2,6 +2,7 @@
 //! `'...'`, `[[...]]`), punctuation, keywords, `--` and `--[[ ]]` comments.
 
 use crate::diag::Span;
+use std::iter::Peekable;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {
@@ -106,38 +107,12 @@ pub fn lex(text: &str) -> Vec<Token> {
                 None => Tok::Error("malformed number"),
             }
         } else if c == b'"' || c == b'\'' {
-            pos += 1;
-            let mut s = String::new();
-            let mut closed = false;
-            while pos < bytes.len() {
-                let d = bytes[pos];
-                if d == c {
-                    pos += 1;
-                    closed = true;
-                    break;
-                }
-                if d == b'\n' {
-                    break;
-                }
-                if d == b'\\' && pos + 1 < bytes.len() {
-                    let e = bytes[pos + 1];
-                    s.push(match e {
-                        b'n' => '\n',
-                        b't' => '\t',
-                        other => other as char,
-                    });
-                    pos += 2;
-                    continue;
-                }
-                let ch = text[pos..].chars().next().unwrap_or(' ');
-                s.push(ch);
-                pos += ch.len_utf8();
+            let (tok, end, bad_escape) = short_string(text, pos);
+            pos = end;
+            if let Some(escape) = bad_escape {
+                out.push(escape);
             }
-            if closed {
-                Tok::Str(s)
-            } else {
-                Tok::Error("unterminated string")
-            }
+            tok
         } else if let Some(level) = long_bracket(&text[pos..]) {
             let open_len = level + 2;
             let close = format!("]{}]", "=".repeat(level));
@@ -166,6 +141,100 @@ pub fn lex(text: &str) -> Vec<Token> {
         });
     }
     out
+}
+
+/// A short string (`"..."` or `'...'`) starting at `start`: its token, the offset after
+/// it, and the first invalid escape as an error token of its own (located at the escape).
+/// Offsets only ever move by whole characters, so non-ASCII text is never split.
+fn short_string(text: &str, start: usize) -> (Tok, usize, Option<Token>) {
+    let quote = text.as_bytes()[start] as char;
+    let mut s = String::new();
+    let mut bad_escape = None;
+    let mut chars = text[start + 1..]
+        .char_indices()
+        .map(|(k, c)| (start + 1 + k, c))
+        .peekable();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            _ if c == quote => return (Tok::Str(s), at + 1, bad_escape),
+            '\n' => return (Tok::Error("unterminated string"), at, bad_escape),
+            // A `\` that ends the text leaves the string unterminated.
+            '\\' if chars.peek().is_none() => break,
+            '\\' => match escape(&mut chars) {
+                Ok(ch) => s.push(ch),
+                Err(()) => {
+                    let end = chars.peek().map_or(text.len(), |(k, _)| *k);
+                    bad_escape.get_or_insert(Token {
+                        tok: Tok::Error("invalid escape sequence"),
+                        span: Span::new(at, end),
+                    });
+                }
+            },
+            _ => s.push(c),
+        }
+    }
+    (Tok::Error("unterminated string"), text.len(), bad_escape)
+}
+
+/// The character of the escape after a `\\` (Lua's, except that `\\ddd` and `\\xXX` must
+/// be ASCII: a recipe's text is characters, not bytes). An invalid escape consumes the
+/// characters that make it invalid.
+fn escape(chars: &mut Peekable<impl Iterator<Item = (usize, char)>>) -> Result<char, ()> {
+    let (_, e) = chars.next().ok_or(())?;
+    let code = match e {
+        'n' | '\n' => return Ok('\n'),
+        '\r' => {
+            chars.next_if(|(_, c)| *c == '\n');
+            return Ok('\n');
+        }
+        't' => return Ok('\t'),
+        'r' => return Ok('\r'),
+        'a' => return Ok('\x07'),
+        'b' => return Ok('\x08'),
+        'f' => return Ok('\x0c'),
+        'v' => return Ok('\x0b'),
+        '\\' | '"' | '\'' => return Ok(e),
+        'x' => digits(chars, 16, 2, 0).filter(|v| *v < 0x80),
+        '0'..='9' => {
+            let first = e.to_digit(10).unwrap_or(0);
+            let value = digits(chars, 10, 2, first).unwrap_or(first);
+            (value < 0x80).then_some(value)
+        }
+        'u' => {
+            if chars.peek().map(|(_, c)| *c) != Some('{') {
+                return Err(());
+            }
+            chars.next();
+            let value = digits(chars, 16, 6, 0);
+            if chars.peek().map(|(_, c)| *c) != Some('}') {
+                return Err(());
+            }
+            chars.next();
+            value
+        }
+        _ => None,
+    };
+    code.and_then(char::from_u32).ok_or(())
+}
+
+/// Up to `most` digits in `radix` from `chars`, appended to `value`; `None` when there is
+/// none.
+fn digits(
+    chars: &mut Peekable<impl Iterator<Item = (usize, char)>>,
+    radix: u32,
+    most: usize,
+    mut value: u32,
+) -> Option<u32> {
+    let mut count = 0;
+    while count < most {
+        let Some(d) = chars.peek().and_then(|(_, d)| d.to_digit(radix)) else {
+            break;
+        };
+        value = value.saturating_mul(radix).saturating_add(d);
+        count += 1;
+        chars.next();
+    }
+    (count > 0).then_some(value)
 }
 
 /// The level of a long bracket `[[` or `[==[` at the start of `s`.
@@ -218,5 +287,62 @@ mod tests {
             vec![Tok::Str("long\nstring".into())]
         );
         assert_eq!(toks("\"open"), vec![Tok::Error("unterminated string")]);
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(
+            toks(
+                r#""a\n\t\\\"\'\65\x41\u{e9}\
+b""#
+            ),
+            vec![Tok::Str("a\n\t\\\"'AAé\nb".into())]
+        );
+        assert_eq!(toks(r"'\105'"), vec![Tok::Str("i".into())]);
+    }
+
+    #[test]
+    fn a_bad_escape_is_an_error_at_the_escape() {
+        // `\é`: the escaped character is two bytes long (this used to panic).
+        let tokens = lex("x = \"\\é\"");
+        assert_eq!(tokens[2].tok, Tok::Error("invalid escape sequence"));
+        assert_eq!(tokens[2].span, Span::new(5, 8));
+        assert_eq!(tokens[3].tok, Tok::Str(String::new()));
+        for bad in [
+            r#""\q""#,
+            r#""\xé""#,
+            r#""\xff""#,
+            r#""\200""#,
+            r#""\u{110000}""#,
+            r#""\u41""#,
+        ] {
+            assert!(
+                toks(bad).contains(&Tok::Error("invalid escape sequence")),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn non_ascii_text_never_splits_a_character() {
+        let samples = [
+            "x = \"\\é\" y = 'ü\\€' -- ça\n--[[ é ]] z = [[ñ]] 1é é1 _ü \"\\",
+            "\"\\",
+            "'\\\u{10348}'",
+            "--[==[ 🦀 ]=] ]==] é",
+            "0xé 1e+é .é \"\\x\" \"\\u{é",
+        ];
+        for text in samples {
+            for (end, _) in text.char_indices().chain([(text.len(), ' ')]) {
+                let prefix = &text[..end];
+                for t in lex(prefix) {
+                    assert!(prefix.is_char_boundary(t.span.start), "{prefix:?}");
+                    assert!(prefix.is_char_boundary(t.span.end), "{prefix:?}");
+                }
+            }
+        }
+        assert_eq!(toks("é"), vec![Tok::Error("unexpected character")]);
+        assert_eq!(toks("\"\\"), vec![Tok::Error("unterminated string")]);
+        assert_eq!(toks("--[[ é"), vec![Tok::Error("unterminated comment")]);
     }
 }

@@ -6,12 +6,15 @@
 //! tuner: `TI = param("TI", {16, 32, 64}, 32)`. Errors point into the recipe file.
 
 pub mod ast;
+mod budget;
 mod interp;
 pub mod lexer;
+mod value;
 
 pub use interp::{run, ParamDecl, RunOptions, RunResult};
 
 use crate::diag::{Diagnostic, Diagnostics, SourceFile, SourceId, Span};
+use crate::limits::Limits;
 use ast::{RStmtId, RecipeAst};
 use lalrpop_util::ParseError;
 use lexer::{lex, Tok, Token};
@@ -30,13 +33,13 @@ pub struct Recipe {
     pub body: Vec<RStmtId>,
 }
 
-/// Deepest nesting of expressions and statements accepted.
-const MAX_NESTING: u32 = 200;
-
-/// Parses the recipe in `file`.
+/// Parses the recipe in `file`. Nesting deeper than the `recipe-depth` limit
+/// ([`crate::limits::current`]) is refused here, before the recipe runs: the parser and
+/// the AST's arenas nest nothing on the stack, but the interpreter recurses once per level.
 pub fn parse(file: &SourceFile, source: SourceId) -> Result<Recipe, Diagnostics> {
+    let limits = crate::limits::current();
     let tokens = lex(&file.text);
-    check_tokens(source, &tokens)?;
+    check_tokens(source, &tokens, &limits)?;
     let mut ast = RecipeAst::default();
     let stream = tokens
         .iter()
@@ -44,36 +47,40 @@ pub fn parse(file: &SourceFile, source: SourceId) -> Result<Recipe, Diagnostics>
     let body = grammar::ChunkParser::new()
         .parse(&mut ast, stream)
         .map_err(|e| vec![syntax_error(source, &file.text, &tokens, e)])?;
+    // Nodes are made innermost first: the first too deep is where the limit is crossed.
+    let too_deep = |depth: u32| u64::from(depth) > limits.recipe_depth;
     let deep = ast
         .exprs
         .iter()
-        .find(|(_, e)| e.depth > MAX_NESTING)
-        .map(|(_, e)| e.span)
+        .find(|(_, e)| too_deep(e.depth))
+        .map(|(_, e)| (e.span, "this expression"))
         .or_else(|| {
             ast.stmts
                 .iter()
-                .find(|(_, s)| s.depth > MAX_NESTING)
-                .map(|(_, s)| s.span)
+                .find(|(_, s)| too_deep(s.depth))
+                .map(|(_, s)| (s.span, "this statement"))
         });
-    if let Some(span) = deep {
-        return Err(vec![Diagnostic::error(
-            source,
-            span,
-            format!("the recipe is nested too deeply (more than {MAX_NESTING} levels)"),
-        )
-        .with_hint("split the expression")]);
+    if let Some((span, what)) = deep {
+        let (message, hint) = limits.exceeded("recipe-depth", what);
+        return Err(vec![
+            Diagnostic::error(source, span, message).with_hint(hint)
+        ]);
     }
     Ok(Recipe { source, ast, body })
 }
 
-/// Refuses unreadable text and Lua outside the recipe subset, before parsing.
-fn check_tokens(source: SourceId, tokens: &[Token]) -> Result<(), Diagnostics> {
-    let mut depth = 0u32;
+/// Refuses unreadable text, Lua outside the recipe subset, and brackets nested deeper than
+/// the `recipe-depth` limit, before parsing.
+fn check_tokens(source: SourceId, tokens: &[Token], limits: &Limits) -> Result<(), Diagnostics> {
+    let mut depth = 0u64;
     for t in tokens {
         let refusal = match &t.tok {
             Tok::Error(what) => Some((
                 format!("syntax error: {what}"),
-                "check the text at this place".to_string(),
+                match *what {
+                    "invalid escape sequence" => "the escapes are \\n \\t \\r \\\\ \\\" \\' \\a \\b \\f \\v, \\ddd and \\xXX (ASCII) and \\u{XXXX}; write other characters as they are".to_string(),
+                    _ => "check the text at this place".to_string(),
+                },
             )),
             Tok::Kw(k @ ("while" | "repeat" | "until")) => Some((
                 format!("`{k}` loops are not supported in recipes"),
@@ -93,12 +100,8 @@ fn check_tokens(source: SourceId, tokens: &[Token]) -> Result<(), Diagnostics> {
             )),
             Tok::Punct("(" | "[" | "{") => {
                 depth += 1;
-                (depth > MAX_NESTING).then(|| {
-                    (
-                        "the recipe is nested too deeply".to_string(),
-                        "split the expression".to_string(),
-                    )
-                })
+                (depth > limits.recipe_depth)
+                    .then(|| limits.exceeded("recipe-depth", "this bracket"))
             }
             Tok::Punct(")" | "]" | "}") => {
                 depth = depth.saturating_sub(1);

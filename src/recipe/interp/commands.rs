@@ -1,0 +1,612 @@
+//! The commands of the recipe language and the helpers that read their arguments. A
+//! command costs [`COMMAND_STEPS`] steps ([`CODE_STEPS`] for `print_code`), `print` what
+//! it writes, and each one step per entry of the tables it reads.
+
+use super::*;
+use crate::recipe::budget::CODE_STEPS;
+use crate::transform::{cudaize, datacopy, permute, tile, unroll, LevelId, Placement};
+
+impl Interp<'_> {
+    // ------------------------------------------------------------ argument helpers
+
+    fn int(&self, (v, span): &Arg, what: &str) -> Eval<i64> {
+        match v {
+            Value::Num(n) if n.fract() == 0.0 && n.abs() < 1e15 => Ok(*n as i64),
+            Value::Num(n) => Err(Box::new(
+                self.error(
+                    *span,
+                    format!("{what} must be an integer, not {}", number_text(*n)),
+                )
+                .with_hint("use a whole number"),
+            )),
+            other => Err(Box::new(self.error(
+                *span,
+                format!("{what} must be a number, not {}", other.type_name()),
+            ))),
+        }
+    }
+
+    fn string(&self, (v, span): &Arg, what: &str) -> Eval<String> {
+        match v {
+            Value::Str(s) => Ok(s.to_string()),
+            other => Err(Box::new(
+                self.error(
+                    *span,
+                    format!("{what} must be a string, not {}", other.type_name()),
+                )
+                .with_hint("write it in quotes: \"i\""),
+            )),
+        }
+    }
+
+    fn names(&self, arg: &Arg, what: &str) -> Eval<Vec<String>> {
+        match &arg.0 {
+            Value::Table(t) => t
+                .array
+                .iter()
+                .map(|v| self.string(&(v.clone(), arg.1), what))
+                .collect(),
+            Value::Str(s) => Ok(vec![s.to_string()]),
+            other => Err(Box::new(
+                self.error(
+                    arg.1,
+                    format!(
+                        "{what} must be a list of loop names, not {}",
+                        other.type_name()
+                    ),
+                )
+                .with_hint("write a table: {\"i\", \"j\"}"),
+            )),
+        }
+    }
+
+    /// A leading statement number (`tile_by_index(0, ...)`, as later CHiLL writes).
+    fn statement_arg<'b>(&self, args: &'b [Arg]) -> Eval<(Option<usize>, &'b [Arg])> {
+        match args.first() {
+            Some((Value::Num(_), _)) => {
+                let n = self.int(&args[0], "the statement number")?;
+                let count = self.t.program.statements.len();
+                if n < 0 || n as usize >= count {
+                    return Err(Box::new(self.error(args[0].1, format!("there is no statement {n}"))
+                        .with_hint(format!("statements are numbered from 0 to {} in the order of the text (`gpucc deps` lists them)", count.saturating_sub(1)))));
+                }
+                Ok((
+                    Some(crate::transform::legality::compute_statement(
+                        &self.t, n as usize,
+                    )),
+                    &args[1..],
+                ))
+            }
+            _ => Ok((None, args)),
+        }
+    }
+
+    fn expect_args(
+        &self,
+        args: &[Arg],
+        min: usize,
+        max: usize,
+        call: Span,
+        usage: &str,
+    ) -> Eval<()> {
+        if args.len() < min || args.len() > max {
+            return Err(Box::new(
+                self.error(call, format!("wrong number of arguments ({})", args.len()))
+                    .with_hint(format!("write `{usage}`")),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A loop by name (or `tx`, `ty`, `tz`, `bx`, `by` for a kernel's thread and block loops).
+    fn level(&self, name: &str, span: Span, statement: Option<usize>) -> Eval<LevelId> {
+        let t = &self.t;
+        let alias = ["tx", "ty", "tz", "bx", "by"]
+            .iter()
+            .position(|a| *a == name);
+        if let Some(k) = alias {
+            if t.levels_named(name, None).is_empty() {
+                let kernel = statement
+                    .and_then(|s| t.kernel_of(s))
+                    .or(t.kernels.len().checked_sub(1));
+                let Some(kernel) = kernel.map(|k| &t.kernels[k]) else {
+                    return Err(Box::new(
+                        self.error(
+                            span,
+                            format!(
+                                "`{name}` names a thread or block loop, and there is no kernel yet"
+                            ),
+                        )
+                        .with_hint("use `cudaize` first"),
+                    ));
+                };
+                let level = if k < 3 {
+                    kernel.threads.get(k).map(|d| d.per_statement[0].1)
+                } else {
+                    kernel.blocks.get(k - 3).copied()
+                };
+                return level.ok_or_else(|| {
+                    Box::new(
+                        self.error(
+                            span,
+                            format!("kernel `{}` has no `{name}` loop", kernel.name),
+                        )
+                        .with_hint("check the block and thread loops given to cudaize"),
+                    )
+                });
+            }
+        }
+        let all: Vec<usize> = (0..t.statements.len()).collect();
+        let among = statement.map(|s| vec![s]).unwrap_or(all);
+        cudaize::unique_level(t, name, &among).map_err(|e| Box::new(self.transform_error(span, e)))
+    }
+
+    fn array(&self, (v, span): &Arg) -> Eval<usize> {
+        let name = self.string(&(v.clone(), *span), "the array")?;
+        self.t
+            .program
+            .arrays
+            .iter()
+            .position(|a| a.name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = self
+                    .t
+                    .program
+                    .arrays
+                    .iter()
+                    .filter(|a| !a.is_scalar())
+                    .map(|a| a.name.as_str())
+                    .collect();
+                self.error(*span, format!("there is no array named `{name}`"))
+                    .with_note(format!("the arrays are: {}", names.join(", ")))
+                    .with_hint("use the name of an array of the code")
+                    .into()
+            })
+    }
+
+    // ------------------------------------------------------------ commands
+
+    /// Runs the command `name`, after paying for it.
+    pub(super) fn call(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        call: Span,
+        args: &[Arg],
+    ) -> Eval<Value> {
+        let wrap =
+            |i: &Self, r: Result<(), TransformError>| r.map_err(|e| i.transform_error(call, e));
+        let read: u64 = args
+            .iter()
+            .map(|(v, _)| match v {
+                Value::Table(t) => t.entries() as u64,
+                _ => 0,
+            })
+            .sum();
+        let cost = match name {
+            "print" => 0,
+            "print_code" => CODE_STEPS,
+            _ if COMMANDS.contains(&name) => COMMAND_STEPS,
+            _ => 0,
+        };
+        let cost = cost.saturating_add(read);
+        self.spend(call, "this command", |b| b.steps(cost))?;
+        match name {
+            "param" => return self.param(call, args),
+            "print" => {
+                let mut line = String::new();
+                for (k, (v, span)) in args.iter().enumerate() {
+                    if k > 0 {
+                        line.push('\t');
+                    }
+                    let room = self.budget.limits.recipe_string_bytes as usize;
+                    let room = room.saturating_sub(self.output.len() + line.len());
+                    match v.text(room) {
+                        Ok(text) => line.push_str(&text),
+                        Err(bytes) => {
+                            let bytes = bytes + self.output.len() + line.len();
+                            return Err(Box::new(self.exceeded(
+                                *span,
+                                "the recipe's output",
+                                Exceeded::String(bytes as u64),
+                            )));
+                        }
+                    }
+                }
+                line.push('\n');
+                self.write_output(call, &line)?;
+            }
+            "tile_by_index" => {
+                let (stmt, args) = self.statement_arg(args)?;
+                let usage = "tile_by_index({\"i\", \"j\"}, {TI, TJ}, {l1_control=\"ii\", l2_control=\"jj\"}, {\"ii\", \"jj\", \"i\", \"j\"})";
+                self.expect_args(args, 2, 4, call, usage)?;
+                let loops = self.names(&args[0], "the loops")?;
+                let sizes: Vec<i64> = match &args[1].0 {
+                    Value::Table(t) => t
+                        .array
+                        .iter()
+                        .map(|v| self.int(&(v.clone(), args[1].1), "a tile size"))
+                        .collect::<Eval<_>>()?,
+                    _ => vec![self.int(&args[1], "a tile size")?],
+                };
+                if sizes.len() != loops.len() {
+                    return Err(Box::new(
+                        self.error(
+                            args[1].1,
+                            format!("{} loops but {} tile sizes", loops.len(), sizes.len()),
+                        )
+                        .with_hint("give one tile size per loop"),
+                    ));
+                }
+                let controls = match args.get(2) {
+                    Some((Value::Table(t), _)) => t.clone(),
+                    Some((Value::Nil, _)) | None => Rc::new(Table::default()),
+                    Some(a) => {
+                        return Err(Box::new(
+                            self.error(
+                                a.1,
+                                format!("the loop names must be a table, not {}", a.0.type_name()),
+                            )
+                            .with_hint("write {l1_control=\"ii\"}"),
+                        ))
+                    }
+                };
+                // Every name must resolve before the first loop is tiled.
+                let levels = loops
+                    .iter()
+                    .map(|lp| self.level(lp, args[0].1, stmt))
+                    .collect::<Eval<Vec<_>>>()?;
+                // Each loop is a tiling of its own: one command each.
+                let more = COMMAND_STEPS.saturating_mul(levels.len().saturating_sub(1) as u64);
+                self.spend(call, "this command", |b| b.steps(more))?;
+                let known: Vec<String> = (1..=loops.len())
+                    .flat_map(|k| [format!("l{k}_control"), format!("l{k}_tile")])
+                    .collect();
+                if let Some((key, _)) = controls
+                    .fields
+                    .iter()
+                    .find(|(key, _)| !known.iter().any(|k| **k == **key))
+                {
+                    return Err(Box::new(
+                        self.error(
+                            args[2].1,
+                            format!("`{key}` is not a loop name this command takes"),
+                        )
+                        .with_hint(format!("the names are {}", known.join(", "))),
+                    ));
+                }
+                for (k, ((lp, size), level)) in loops.iter().zip(&sizes).zip(levels).enumerate() {
+                    let control = match controls.field(&format!("l{}_control", k + 1)) {
+                        Some(v) => self.string(&(v.clone(), args[2].1), "a control loop name")?,
+                        None => format!("{lp}{lp}"),
+                    };
+                    let point = match controls.field(&format!("l{}_tile", k + 1)) {
+                        Some(v) => Some(self.string(&(v.clone(), args[2].1), "a tile loop name")?),
+                        None => None,
+                    };
+                    let r = tile::tile(&mut self.t, level, *size, &control, point.as_deref())
+                        .map(|_| ());
+                    wrap(self, r)?;
+                }
+                if let Some(order) = args.get(3) {
+                    let names = self.names(order, "the loop order")?;
+                    let levels = names
+                        .iter()
+                        .map(|n| self.level(n, order.1, stmt))
+                        .collect::<Eval<Vec<_>>>()?;
+                    let r = permute::permute(&mut self.t, &levels, None);
+                    wrap(self, r)?;
+                }
+            }
+            "tile" => {
+                let (stmt, args) = self.statement_arg(args)?;
+                self.expect_args(args, 2, 4, call, "tile(\"i\", 16, \"ii\")")?;
+                let lp = self.string(&args[0], "the loop")?;
+                let level = self.level(&lp, args[0].1, stmt)?;
+                let size = self.int(&args[1], "the tile size")?;
+                let control = match args.get(2) {
+                    Some(a) => self.string(a, "the control loop name")?,
+                    None => format!("{lp}{lp}"),
+                };
+                let point = match args.get(3) {
+                    Some(a) => Some(self.string(a, "the tile loop name")?),
+                    None => None,
+                };
+                let r =
+                    tile::tile(&mut self.t, level, size, &control, point.as_deref()).map(|_| ());
+                wrap(self, r)?;
+            }
+            "permute" => {
+                let (stmt, args) = self.statement_arg(args)?;
+                self.expect_args(args, 1, 1, call, "permute({\"j\", \"i\"})")?;
+                let names = self.names(&args[0], "the loop order")?;
+                let levels = names
+                    .iter()
+                    .map(|n| self.level(n, args[0].1, stmt))
+                    .collect::<Eval<Vec<_>>>()?;
+                let targets = stmt.map(|s| vec![s]);
+                let r = permute::permute(&mut self.t, &levels, targets.as_deref());
+                wrap(self, r)?;
+            }
+            "unroll" => {
+                let (stmt, args) = self.statement_arg(args)?;
+                self.expect_args(args, 1, 2, call, "unroll(\"k\", 4)")?;
+                let lp = self.string(&args[0], "the loop")?;
+                let level = self.level(&lp, args[0].1, stmt)?;
+                let factor = match args.get(1) {
+                    Some(a) => self.int(a, "the unroll factor")?,
+                    None => 0,
+                };
+                let r = unroll::unroll(&mut self.t, level, factor);
+                wrap(self, r)?;
+            }
+            "unroll_to_depth" => {
+                self.expect_args(args, 1, 1, call, "unroll_to_depth(2)")?;
+                let depth = self.int(&args[0], "the depth")?;
+                if depth < 0 {
+                    return Err(Box::new(
+                        self.error(args[0].1, "the depth is negative")
+                            .with_hint("use 1 for the innermost loops, 2 for two levels, ..."),
+                    ));
+                }
+                if self.t.kernels.is_empty() {
+                    self.warnings.push(
+                        Diagnostic::warning(
+                            self.source(),
+                            call,
+                            "unroll_to_depth does nothing before `cudaize`",
+                        )
+                        .with_hint(
+                            "it unrolls loops inside kernels: put it after the `cudaize` commands",
+                        ),
+                    );
+                }
+                let skipped = unroll::unroll_to_depth(&mut self.t, depth as usize)
+                    .map_err(|e| self.transform_error(call, e))?;
+                if !skipped.is_empty() {
+                    self.warnings.push(
+                        Diagnostic::warning(self.source(), call, format!("not unrolled: {}", skipped.join(", ")))
+                            .with_hint(format!("a loop is unrolled completely only with a constant trip count of at most {}, and only while no statement gets more than {} copies", unroll::MAX_UNROLL, unroll::MAX_COPIES)),
+                    );
+                }
+            }
+            "cudaize" => {
+                let (stmt, args) = self.statement_arg(args)?;
+                let usage =
+                    "cudaize(\"kernel\", {a=N*N}, {block={\"ii\", \"jj\"}, thread={\"i\", \"j\"}})";
+                self.expect_args(args, 2, 3, call, usage)?;
+                let kernel = self.string(&args[0], "the kernel name")?;
+                let (sizes_arg, mapping_arg) = if args.len() == 3 {
+                    (Some(&args[1]), &args[2])
+                } else {
+                    (None, &args[1])
+                };
+                let Value::Table(mapping) = &mapping_arg.0 else {
+                    return Err(Box::new(
+                        self.error(mapping_arg.1, "the mapping must be a table")
+                            .with_hint(usage),
+                    ));
+                };
+                let loops_of = |i: &Self, key: &str| -> Eval<Vec<String>> {
+                    match mapping.field(key) {
+                        Some(v) => i.names(&(v.clone(), mapping_arg.1), key),
+                        None => Ok(Vec::new()),
+                    }
+                };
+                if let Some((key, _)) = mapping
+                    .fields
+                    .iter()
+                    .find(|(key, _)| !["block", "thread", "reduce"].contains(&&**key))
+                {
+                    return Err(Box::new(self
+                        .error(mapping_arg.1, format!("`{key}` is not part of a mapping"))
+                        .with_hint("a mapping has `block={...}`, `thread={...}` and `reduce={...}` (all optional: `{}` makes a serial kernel)")));
+                }
+                let blocks = loops_of(self, "block")?;
+                let threads = loops_of(self, "thread")?;
+                let reductions = match mapping.field("reduce") {
+                    Some(Value::Table(list)) => list
+                        .array
+                        .iter()
+                        .map(|v| self.string(&(v.clone(), mapping_arg.1), "a reduced variable"))
+                        .collect::<Eval<Vec<_>>>()?,
+                    Some(Value::Str(v)) => vec![v.to_string()],
+                    Some(other) => {
+                        return Err(Box::new(
+                            self.error(
+                                mapping_arg.1,
+                                format!(
+                                    "`reduce` must be a list of variable names, not {}",
+                                    other.type_name()
+                                ),
+                            )
+                            .with_hint("write `reduce={\"sum\"}`"),
+                        ))
+                    }
+                    None => Vec::new(),
+                };
+                let mut sizes = Vec::new();
+                if let Some((Value::Table(table), span)) = sizes_arg {
+                    for (name, v) in &table.fields {
+                        let a = self.array(&(Value::Str(name.clone()), *span))?;
+                        let text =
+                            match v {
+                                Value::Num(n) => number_text(*n),
+                                Value::Str(s) => s.to_string(),
+                                other => return Err(Box::new(
+                                    self.error(
+                                        *span,
+                                        format!("the size of `{name}` is {}", other.type_name()),
+                                    )
+                                    .with_hint(
+                                        "give a number of elements, or a C expression in quotes",
+                                    ),
+                                )),
+                            };
+                        sizes.push((a, text));
+                    }
+                }
+                let request = cudaize::Request {
+                    name: &kernel,
+                    blocks: &blocks,
+                    threads: &threads,
+                    reductions: &reductions,
+                    sizes,
+                    statement: stmt,
+                };
+                let r = cudaize::cudaize(&mut self.t, request);
+                wrap(self, r)?;
+            }
+            "copy_to_shared" => {
+                self.expect_args(args, 2, 3, call, "copy_to_shared(\"tx\", \"b\", -16)")?;
+                let lp = self.string(&args[0], "the loop")?;
+                let level = self.level(&lp, args[0].1, None)?;
+                let array = self.array(&args[1])?;
+                let pad = match args.get(2) {
+                    Some(a) => self.int(a, "the padding")?,
+                    None => 0,
+                };
+                let r = datacopy::copy_to_shared(&mut self.t, level, array, pad);
+                wrap(self, r)?;
+            }
+            "copy_to_registers" => {
+                self.expect_args(args, 2, 2, call, "copy_to_registers(\"kk\", \"c\")")?;
+                let lp = self.string(&args[0], "the loop")?;
+                let level = self.level(&lp, args[0].1, None)?;
+                let array = self.array(&args[1])?;
+                let r = datacopy::copy_to_registers(&mut self.t, level, array);
+                wrap(self, r)?;
+            }
+            "copy_to_constant" | "copy_to_texture" => {
+                self.expect_args(args, 1, 1, call, &format!("{name}(\"b\")"))?;
+                let array = self.array(&args[0])?;
+                let placement = if name == "copy_to_constant" {
+                    Placement::Constant
+                } else {
+                    Placement::ReadOnlyCache
+                };
+                let r = datacopy::place(&mut self.t, array, placement);
+                wrap(self, r)?;
+            }
+            "print_code" => {
+                self.expect_args(args, 0, 0, call, "print_code()")?;
+                let text = crate::cuda::code_text(&self.t).map_err(|d| {
+                    d.into_iter()
+                        .next()
+                        .unwrap_or_else(|| self.error(call, "print_code failed"))
+                })?;
+                self.write_output(call, &text)?;
+            }
+            "print_deps" => {
+                self.expect_args(args, 0, 0, call, "print_deps()")?;
+                let text = crate::deps::report::program_text(&self.t.program, &self.t.deps, false);
+                self.write_output(call, &text)?;
+            }
+            _ => {
+                return Err(Box::new(
+                    self.error(name_span, format!("unknown command `{name}`"))
+                        .with_note(format!("the commands are: {}", COMMANDS.join(", ")))
+                        .with_hint("check the spelling; recipes/README.md documents each command"),
+                ))
+            }
+        }
+        Ok(Value::Nil)
+    }
+
+    /// `param("TI", {16, 32, 64}, 32)`: the value of `-P TI=...`, else the default.
+    fn param(&mut self, call: Span, args: &[Arg]) -> Eval<Value> {
+        self.expect_args(args, 2, 3, call, "param(\"TI\", {16, 32, 64}, 32)")?;
+        let name = self.string(&args[0], "the parameter's name")?;
+        let candidates: Vec<f64> = match &args[1].0 {
+            Value::Table(t) => t
+                .array
+                .iter()
+                .map(|v| match v {
+                    Value::Num(n) => Ok(*n),
+                    other => Err(Box::new(
+                        self.error(
+                            args[1].1,
+                            format!("a candidate value is {}", other.type_name()),
+                        )
+                        .with_hint("list numbers: {16, 32, 64}"),
+                    )),
+                })
+                .collect::<Eval<_>>()?,
+            other => {
+                return Err(Box::new(
+                    self.error(
+                        args[1].1,
+                        format!(
+                            "the candidate values must be a table, not {}",
+                            other.type_name()
+                        ),
+                    )
+                    .with_hint("list them: {16, 32, 64}"),
+                ))
+            }
+        };
+        if candidates.is_empty() {
+            return Err(Box::new(
+                self.error(args[1].1, "no candidate values")
+                    .with_hint("list at least one value"),
+            ));
+        }
+        let default = match args.get(2) {
+            Some((Value::Num(n), _)) => *n,
+            Some((other, span)) => {
+                return Err(Box::new(self.error(
+                    *span,
+                    format!("the default must be a number, not {}", other.type_name()),
+                )))
+            }
+            None => candidates[0],
+        };
+        if !candidates.contains(&default) {
+            let span = args.get(2).map(|a| a.1).unwrap_or(call);
+            return Err(Box::new(
+                self.error(
+                    span,
+                    format!(
+                        "the default {} is not among the candidates",
+                        number_text(default)
+                    ),
+                )
+                .with_hint("make the default one of the candidate values"),
+            ));
+        }
+        self.declared.push(ParamDecl {
+            name: name.clone(),
+            candidates: candidates.clone(),
+            default,
+            span: call,
+        });
+        let value = match self.options.params.iter().rev().find(|(n, _)| *n == name) {
+            Some((_, text)) => {
+                let v: f64 = text.parse().map_err(|_| {
+                    self.error(call, format!("-P {name}={text} is not a number"))
+                        .with_hint(format!(
+                            "pass a number, e.g. -P {name}={}",
+                            number_text(default)
+                        ))
+                })?;
+                if !candidates.contains(&v) {
+                    self.warnings.push(
+                        Diagnostic::warning(
+                            self.source(),
+                            call,
+                            format!("-P {name}={text} is not one of the candidate values"),
+                        )
+                        .with_hint(
+                            "the tuner only tries the candidates; this value is used as given",
+                        ),
+                    );
+                }
+                v
+            }
+            None => default,
+        };
+        let v = Value::Num(value);
+        self.record_param(&name, &v);
+        Ok(v)
+    }
+}

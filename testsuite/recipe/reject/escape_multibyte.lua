@@ -1,0 +1,3 @@
+-- gpucc-args: testsuite/recipe/kernels/matmul.c
+-- `\é` is not an escape (and é is two bytes long: this used to panic).
+name = "matmul\é"
