@@ -117,6 +117,7 @@ pub(super) fn host_text(
         }
     };
     let mut w = Lines::new(indent);
+    let mut voids: Vec<String> = Vec::new();
     match p.unit.kind {
         UnitKind::Function => {
             w.indent = 0;
@@ -147,10 +148,7 @@ pub(super) fn host_text(
                     unused.push(&l.iterator);
                 }
             }
-            if !unused.is_empty() {
-                let voids: Vec<String> = unused.iter().map(|n| format!("(void){n};")).collect();
-                w.line(&voids.join(" "));
-            }
+            voids = unused.iter().map(|n| format!("(void){n};")).collect();
         }
     }
     for (a, size) in global.iter().zip(&sizes) {
@@ -236,6 +234,10 @@ pub(super) fn host_text(
             f.var
         ));
         write_final(&mut w, &f.var, &f.code);
+    }
+    if !voids.is_empty() {
+        // The region no longer reads them: said, or compilers warn about them.
+        w.line(&voids.join(" "));
     }
     match p.unit.kind {
         UnitKind::Function => {
