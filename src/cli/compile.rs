@@ -223,7 +223,12 @@ pub(super) fn compile(
             params,
             macros: &macros,
         };
-        let result = crate::recipe::run(&recipe, t, &options)
+        let limits = if recipe_name == GENERATED_RECIPE {
+            crate::limits::current().for_own_recipes()
+        } else {
+            crate::limits::current()
+        };
+        let result = crate::limits::with(limits, || crate::recipe::run(&recipe, t, &options))
             .map_err(|d| report_failure(&sources, &d, err, color))?;
         if !result.warnings.is_empty() {
             let _ = write!(err, "{}", diag::render(&sources, &result.warnings, color));

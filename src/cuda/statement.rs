@@ -205,10 +205,15 @@ pub fn has_symbolic_inner_dims(array: &crate::poly::Array) -> bool {
         .any(|e| e.as_ref().and_then(|a| a.as_constant()).is_none())
 }
 
-/// `A[i][j]` of an `n x m` array as `i * m + j`.
+/// `A[i][j]` of an `n x m` array as `(size_t)i * m + j`: the offset is computed in 64 bits,
+/// as C computes `A[i][j]` (an `int` product overflows past 2^31 elements, 8 GiB of floats).
 fn linearize(array: &crate::poly::Array, subscripts: Vec<CExpr>) -> CExpr {
+    let several = subscripts.len() > 1;
     let mut it = subscripts.into_iter();
     let mut acc = it.next().unwrap_or(CExpr::Int(0));
+    if several {
+        acc = CExpr::Cast("size_t".into(), Box::new(acc));
+    }
     for (k, s) in it.enumerate() {
         // An extent written as an expression (`n + 1`) keeps its parentheses.
         let text = &array.dim_texts[k + 1];

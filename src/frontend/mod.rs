@@ -14,7 +14,7 @@ pub mod parser;
 pub mod scan;
 
 use crate::diag::{Diagnostic, Diagnostics, SourceFile, SourceId, Span};
-use ast::{Ast, Param, StmtId};
+use ast::{Ast, Param, StmtId, StmtKind};
 use lexer::{lex, Tok, Token};
 use macros::{MacroSource, MacroTable};
 use scan::{FunctionOutline, Outline};
@@ -213,6 +213,7 @@ impl UnitReader<'_> {
             .with_hint("return results through an array parameter, e.g. `float result[1]`"));
         }
         check_nesting(self.source, &ast)?;
+        check_size(self.source, &ast, &function.body)?;
         Ok(Unit {
             source: self.source,
             kind: UnitKind::Function,
@@ -247,6 +248,7 @@ impl UnitReader<'_> {
         let f = scop.function.map(|k| &self.outline.functions[k]);
         let params = self.outside_declarations(f, scop.begin, &tokens, &used, &mut ast)?;
         check_nesting(self.source, &ast)?;
+        check_size(self.source, &ast, &body)?;
         Ok(Unit {
             source: self.source,
             kind: UnitKind::Scop(index),
@@ -623,6 +625,62 @@ fn check_nesting(source: SourceId, ast: &Ast) -> Result<(), Diagnostic> {
     }
     if let Some((_, s)) = ast.stmts.iter().find(|(_, s)| s.depth > MAX_NESTING) {
         return Err(too_deep(source, s.span));
+    }
+    Ok(())
+}
+
+/// Refuses a unit with more nested loops than the limit `nest-depth` or more statements
+/// than `statements` ([`crate::limits::current`]): the dependence analysis and the code
+/// generation grow quickly with both (a 16-deep nest of one statement took 11 s to compile,
+/// a 50-deep one minutes), so a huge input stops with a message, not a long wait.
+fn check_size(source: SourceId, ast: &Ast, body: &[StmtId]) -> Result<(), Diagnostic> {
+    let limits = crate::limits::current();
+    // The outermost `for` of each nest and the `for` that reached the limit.
+    let mut too_deep: Option<(Span, Span)> = None;
+    let mut statements: Vec<Span> = Vec::new();
+    // (statement, loops around it, the outermost of them)
+    let mut work: Vec<(StmtId, u64, Option<Span>)> =
+        body.iter().rev().map(|&s| (s, 0, None)).collect();
+    while let Some((id, depth, outer)) = work.pop() {
+        let stmt = &ast.stmts[id];
+        match &stmt.kind {
+            StmtKind::Expr(_) => statements.push(stmt.span),
+            StmtKind::Block(b) => work.extend(b.iter().rev().map(|&s| (s, depth, outer))),
+            StmtKind::For(f) => {
+                let outer = outer.or(Some(f.keyword));
+                if depth + 1 > limits.nest_depth && too_deep.is_none() {
+                    too_deep = outer.map(|o| (o, f.keyword));
+                }
+                work.push((f.body, depth + 1, outer));
+            }
+            StmtKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                work.push((*then_branch, depth, outer));
+                work.extend(else_branch.map(|e| (e, depth, outer)));
+            }
+            StmtKind::Decl(_) | StmtKind::Empty => {}
+        }
+    }
+    if let Some((outer, at)) = too_deep {
+        let (message, hint) = limits.exceeded("nest-depth", "this loop nest");
+        return Err(Diagnostic::error(source, at, message)
+            .with_label(format!("loop {} of the nest", limits.nest_depth + 1))
+            .with_secondary(source, outer, "the nest starts here")
+            .with_hint(hint));
+    }
+    if statements.len() as u64 > limits.statements {
+        statements.sort_by_key(|s| s.start);
+        let at = statements[limits.statements as usize];
+        let (message, hint) = limits.exceeded(
+            "statements",
+            &format!("this code ({} statements)", statements.len()),
+        );
+        return Err(Diagnostic::error(source, at, message)
+            .with_label(format!("statement {} of the code", limits.statements + 1))
+            .with_hint(hint));
     }
     Ok(())
 }

@@ -6,9 +6,17 @@ use super::isl::{Ctx, Set};
 use super::program::{AccessId, Program};
 use crate::diag::{Diagnostic, Diagnostics};
 
-/// Reports every access that can fall outside its array, with a witness iteration.
+/// Reports every access that can fall outside its array, with a witness iteration, and
+/// every loop whose index runs beyond what an `int` holds.
 pub fn check_bounds(program: &Program, ctx: &Ctx) -> Result<(), Diagnostics> {
     let mut diags = Vec::new();
+    for l in 0..program.loops.len() {
+        match index_beyond_int(program, ctx, l) {
+            Ok(d) => diags.extend(d),
+            Err(e) if e.too_complex => {}
+            Err(e) => diags.push(Diagnostic::bug(e.message)),
+        }
+    }
     for a in 0..program.accesses.len() {
         match out_of_bounds_witness(program, ctx, a) {
             Ok(None) => {}
@@ -127,5 +135,67 @@ fn out_of_bounds_witness(
             ),
         )
         .with_hint("check the loop bounds and subscripts against the array's dimensions"),
+    ))
+}
+
+/// How far from `int`'s limits a loop index must stay: the generated code computes a little
+/// beyond the index (a tile's start plus a thread's offset, one step past the last
+/// iteration), always less than this.
+const INT_MARGIN: i64 = 1 << 16;
+
+/// A loop whose index reaches a value near or beyond what an `int` holds (the CUDA gpucc
+/// writes counts its loops, threads and blocks in `int`, as the C does with an `int`
+/// index, where such a loop is undefined behaviour). Checked where the sizes are
+/// constants; symbolic sizes are `int` parameters, and a bound that C computes from
+/// them overflows in the C first.
+fn index_beyond_int(
+    program: &Program,
+    ctx: &Ctx,
+    l: super::program::LoopId,
+) -> super::isl::IslResult<Option<Diagnostic>> {
+    if !program.params.is_empty() {
+        return Ok(None);
+    }
+    let lp = &program.loops[l];
+    let mut chain = vec![l];
+    while let Some(parent) = program.loops[*chain.last().expect("non-empty")].parent {
+        chain.push(parent);
+    }
+    chain.reverse();
+    let names: Vec<String> = chain
+        .iter()
+        .map(|k| isl_name(&program.loops[*k].iterator))
+        .collect();
+    let index = isl_name(&lp.iterator);
+    let far = i64::from(i32::MAX) - INT_MARGIN;
+    let text = format!(
+        "{{ [{}] : {} and {} and ({index} >= {far} or {index} <= -{far}) }}",
+        names.join(", "),
+        lp.context,
+        lp.iterations
+    );
+    let Some(sample) = Set::parse(ctx, &text)?.sample()? else {
+        return Ok(None);
+    };
+    let value = sample
+        .coordinates
+        .last()
+        .map_or(String::new(), |(_, v)| v.to_string());
+    Ok(Some(
+        Diagnostic::error(
+            program.unit.source,
+            lp.keyword,
+            format!(
+                "the loop over `{}` runs to {}, beyond what an `int` holds",
+                lp.iterator,
+                if value.is_empty() { "values".to_string() } else { value.clone() }
+            ),
+        )
+        .with_label(format!("`{}` reaches {value} here", lp.iterator))
+        .with_note(format!(
+            "gpucc's CUDA counts loops, threads and blocks in `int` (at most {}); an `int` index in C would overflow here too",
+            i32::MAX
+        ))
+        .with_hint("keep loop indices within an `int`: split the loop, or start it at 0 and add the offset in the subscripts"),
     ))
 }

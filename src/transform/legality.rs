@@ -36,22 +36,44 @@ pub fn constraining(t: &Transformed) -> Vec<&Dependence> {
 
 /// For each constraining dependence, the differences `f(sink) - f(source)` of its
 /// instances under the per-statement maps `f` (isl texts from a statement's tuple to a
-/// vector, by transformed statement index).
+/// vector, by transformed statement index). Only the dependences that `wanted` accepts
+/// (given the transformed indices of their source and sink) are computed. Each statement's
+/// map is parsed once, however many dependences it is in.
 pub fn dependence_deltas<'a>(
     t: &'a Transformed,
     ctx: &Ctx,
     map_of: &dyn Fn(usize) -> Option<String>,
+    wanted: &dyn Fn(usize, usize) -> bool,
 ) -> TResult<Vec<(&'a Dependence, Set)>> {
+    let wanted: Vec<(&Dependence, usize, usize)> = constraining(t)
+        .into_iter()
+        .map(|d| {
+            (
+                d,
+                compute_statement(t, d.source),
+                compute_statement(t, d.sink),
+            )
+        })
+        .filter(|&(_, src, sink)| wanted(src, sink))
+        .collect();
+    let mut maps: Vec<Option<Map>> = (0..t.statements.len()).map(|_| None).collect();
+    for &(_, src, sink) in &wanted {
+        for s in [src, sink] {
+            if maps[s].is_none() {
+                if let Some(text) = map_of(s) {
+                    maps[s] = Some(Map::parse(ctx, &text)?);
+                }
+            }
+        }
+    }
     let mut out = Vec::new();
-    for d in constraining(t) {
-        let (src, sink) = (compute_statement(t, d.source), compute_statement(t, d.sink));
-        let (Some(fs), Some(ft)) = (map_of(src), map_of(sink)) else {
+    for (d, src, sink) in wanted {
+        let (Some(fs), Some(ft)) = (&maps[src], &maps[sink]) else {
             continue;
         };
-        let relation = Map::parse(ctx, &d.relation)?;
-        let deltas = relation
-            .apply_domain(&Map::parse(ctx, &fs)?)?
-            .apply_range(&Map::parse(ctx, &ft)?)?
+        let deltas = Map::parse(ctx, &d.relation)?
+            .apply_domain(fs)?
+            .apply_range(ft)?
             .deltas()?;
         out.push((d, deltas));
     }
@@ -95,17 +117,33 @@ pub fn describe(t: &Transformed, d: &Dependence) -> String {
     )
 }
 
-/// Checks that the current schedule respects every dependence; `what` names the command
-/// for the message.
-pub fn check_order(t: &Transformed, what: &str) -> TResult<()> {
-    let ctx = Ctx::new();
+/// The schedule of every transformed statement as isl text (what [`check_order`] checks;
+/// a command that changes a few statements takes these before it and passes them there).
+pub fn schedules(t: &Transformed) -> Vec<String> {
     let positions = t.positions();
     let width = 2 * t.depth() + 1;
-    let schedules: Vec<String> = (0..t.statements.len())
+    (0..t.statements.len())
         .map(|s| t.schedule_text(s, &positions[s], width))
-        .collect();
+        .collect()
+}
+
+/// Checks that the current schedule respects every dependence; `what` names the command
+/// for the message. With `before` (the [`schedules`] of the last checked state), only the
+/// dependences of statements whose schedule changed are checked again: the others map to
+/// the same time vectors as when they were last found legal.
+pub fn check_order(t: &Transformed, what: &str, before: Option<&[String]>) -> TResult<()> {
+    let ctx = Ctx::new();
+    let width = 2 * t.depth() + 1;
+    let now = schedules(t);
+    let changed: Vec<bool> = match before {
+        Some(b) if b.len() == now.len() => now.iter().zip(b).map(|(x, y)| x != y).collect(),
+        _ => vec![true; now.len()],
+    };
     let bad = Set::parse(&ctx, &lex_nonpositive(&t.params_prefix(), width))?;
-    for (d, deltas) in dependence_deltas(t, &ctx, &|s| Some(schedules[s].clone()))? {
+    let deltas = dependence_deltas(t, &ctx, &|s| Some(now[s].clone()), &|a, b| {
+        changed[a] || changed[b]
+    })?;
+    for (d, deltas) in deltas {
         if !deltas.intersect(&bad)?.is_empty()? {
             return Err(TransformError::new(format!("{what} would reverse {}", describe(t, d)))
                 .hint("keep the loops that carry this dependence outside, in their original order; `gpucc deps` lists the dependences"));

@@ -25,6 +25,7 @@ pub fn permute(
     let all: Vec<usize> = (0..t.statements.len()).collect();
     let targets: Vec<usize> = statements.unwrap_or(&all).to_vec();
     let saved = t.statements.clone();
+    let before = legality::schedules(t);
     for s in targets {
         let st = &mut t.statements[s];
         let slots: Vec<usize> = st
@@ -42,8 +43,8 @@ pub fn permute(
             st.levels[slot] = entry;
         }
     }
-    let checked =
-        check_tiles_stay_outside(t).and_then(|()| legality::check_order(t, "this loop order"));
+    let checked = check_tiles_stay_outside(t)
+        .and_then(|()| legality::check_order(t, "this loop order", Some(&before)));
     if checked.is_err() {
         t.statements = saved;
     }

@@ -365,7 +365,7 @@ pub fn describe(p: &Program, v: &Variant) -> String {
     )
 }
 
-/// Runs a recipe's commands on the program (legality only).
+/// Runs one of gpucc's own recipes on the program (legality only).
 fn interpret(
     program: &Program,
     deps: &Dependences,
@@ -380,7 +380,9 @@ fn interpret(
         params: &[],
         macros,
     };
-    let result = crate::recipe::run(&recipe, t, &options).map_err(|d| first_message(&d))?;
+    let own = crate::limits::current().for_own_recipes();
+    let result = crate::limits::with(own, || crate::recipe::run(&recipe, t, &options))
+        .map_err(|d| first_message(&d))?;
     if let Some(w) = result.warnings.first() {
         return Err(w.message.clone());
     }
