@@ -8,6 +8,7 @@
 //! times as many, `GPUCC_FUZZ_SEED=S` other ones:
 //! `GPUCC_FUZZ_SCALE=100 cargo test --release --test testsuite fuzz_`.
 
+use crate::fuzzing::{scaled, Rng};
 use gpucc::diag::{render, SourceFile, SourceMap};
 use gpucc::frontend::macros::MacroTable;
 use gpucc::frontend::FrontendOptions;
@@ -18,44 +19,6 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// xorshift64*: a small deterministic generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    /// The generator of one test: its own `base`, moved by `GPUCC_FUZZ_SEED`.
-    fn for_test(base: u64) -> Rng {
-        let offset: u64 = std::env::var("GPUCC_FUZZ_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        Rng((base ^ offset.wrapping_mul(0x9E37_79B9_7F4A_7C15)).max(1))
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a>(&mut self, words: &[&'a str]) -> &'a str {
-        words[self.below(words.len())]
-    }
-    fn chance(&mut self, one_in: usize) -> bool {
-        self.below(one_in) == 0
-    }
-}
-
-/// `n` inputs at scale 1, times `GPUCC_FUZZ_SCALE`.
-fn scaled(n: usize) -> usize {
-    let scale: usize = std::env::var("GPUCC_FUZZ_SCALE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
-    n * scale.max(1)
-}
 
 /// Limits that keep every input cheap: a recipe here may run `steps` steps (a command
 /// costs 50000, `print_code` 200000), build strings of 64 KiB and tables of 4096 entries,

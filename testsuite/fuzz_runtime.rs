@@ -8,44 +8,13 @@
 //! inputs; `GPUCC_FUZZ_SEED=S` offsets the seeds (a failure prints its input, so it can be
 //! replayed by hand).
 
+use crate::fuzzing::{scaled, Rng};
 use gpucc::verify::rewrite::{
     array_param, instrument, kernel_has_barriers, prepare_for_cpu, rewrite_launches,
     shared_declarations, split_params, Code,
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-
-/// xorshift64*: a small deterministic generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn seeded(seed: u64) -> Rng {
-        let offset: u64 = std::env::var("GPUCC_FUZZ_SEED")
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(0);
-        // xorshift must not start at 0.
-        Rng((seed ^ offset.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-/// How many inputs a test runs: `base` times `GPUCC_FUZZ_SCALE` (default 1).
-fn iterations(base: usize) -> usize {
-    let scale: usize = std::env::var("GPUCC_FUZZ_SCALE")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(1);
-    base * scale
-}
 
 fn newlines(text: &str) -> usize {
     text.bytes().filter(|&b| b == b'\n').count()
@@ -84,8 +53,8 @@ fn must_not_panic(text: &str) -> bool {
 
 #[test]
 fn random_bytes() {
-    let mut rng = Rng::seeded(0x5EED_0001_D00D_F00D);
-    for _ in 0..iterations(2000) {
+    let mut rng = Rng::for_test(0x5EED_0001_D00D_F00D);
+    for _ in 0..scaled(2000) {
         let len = rng.below(300);
         // Mostly printable, with the bytes that matter to the rewriting and some UTF-8.
         let bytes: Vec<u8> = (0..len)
@@ -151,9 +120,9 @@ const VOCABULARY: &[&str] = &[
 
 #[test]
 fn token_soups() {
-    let mut rng = Rng::seeded(0x5EED_0002_CAFE_BABE);
+    let mut rng = Rng::for_test(0x5EED_0002_CAFE_BABE);
     let mut prepared = 0;
-    for _ in 0..iterations(3000) {
+    for _ in 0..scaled(3000) {
         let len = 1 + rng.below(60);
         let words: Vec<&str> = (0..len)
             .map(|_| VOCABULARY[rng.below(VOCABULARY.len())])
@@ -214,9 +183,9 @@ fn the_testsuites_cuda_is_prepared_as_it_is() {
 #[test]
 fn mutations_of_real_cuda() {
     let files = real_cuda();
-    let mut rng = Rng::seeded(0x5EED_0003_DEAD_BEEF);
+    let mut rng = Rng::for_test(0x5EED_0003_DEAD_BEEF);
     let mut prepared = 0;
-    let total = iterations(1500);
+    let total = scaled(1500);
     for _ in 0..total {
         let (_, text) = &files[rng.below(files.len())];
         let mut text: Vec<char> = text.chars().collect();

@@ -2,25 +2,11 @@
 //! sequences, mutations of real kernels, and absurd nesting all end in a result or a
 //! diagnostic.
 
+use crate::fuzzing::{scaled, Rng};
 use gpucc::diag::{render, SourceFile, SourceMap};
 use gpucc::frontend::{self, FrontendOptions};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-
-/// xorshift64*: a small deterministic generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Runs every stage that applies; returns how far it got (for the test's statistics).
 fn compile(text: &str) -> Stage {
@@ -66,8 +52,8 @@ fn must_not_panic(text: &str) -> Stage {
 
 #[test]
 fn random_bytes() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    for _ in 0..1000 {
+    let mut rng = Rng::for_test(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..scaled(1000) {
         let len = rng.below(400);
         let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         must_not_panic(&String::from_utf8_lossy(&bytes));
@@ -156,8 +142,8 @@ const VOCABULARY: &[&str] = &[
 
 #[test]
 fn random_token_sequences() {
-    let mut rng = Rng(0x0123_4567_89AB_CDEF);
-    for _ in 0..1000 {
+    let mut rng = Rng::for_test(0x0123_4567_89AB_CDEF);
+    for _ in 0..scaled(1000) {
         let len = 1 + rng.below(150);
         let words: Vec<&str> = (0..len)
             .map(|_| VOCABULARY[rng.below(VOCABULARY.len())])
@@ -177,9 +163,9 @@ fn mutations_of_real_kernels() {
             }
         }
     }
-    let mut rng = Rng(0xDEAD_BEEF_CAFE_F00D);
+    let mut rng = Rng::for_test(0xDEAD_BEEF_CAFE_F00D);
     let mut analysed = 0;
-    for _ in 0..1000 {
+    for _ in 0..scaled(1000) {
         let mut text: Vec<char> = kernels[rng.below(kernels.len())].chars().collect();
         for _ in 0..1 + rng.below(3) {
             let at = rng.below(text.len() + 1);
@@ -278,7 +264,7 @@ fn exponential_expansions_are_refused() {
 
 #[test]
 fn a_megabyte_of_noise() {
-    let mut rng = Rng(42);
+    let mut rng = Rng::seeded(42);
     let text: String = (0..1_000_000)
         .map(|_| (32 + rng.below(95)) as u8 as char)
         .collect();

@@ -390,3 +390,38 @@ fn the_gpu_check_builds_with_nvcc() {
         (result, gpu) => panic!("{result:?} with {gpu:?}"),
     }
 }
+
+/// The same infinity in both programs is the same result, and it does not hide the other
+/// elements' errors: the check once called an infinity in both a difference (the random
+/// nests found it), and an array's scale was its largest element, infinite.
+#[test]
+fn an_infinity_in_both_is_the_same_and_hides_no_other_error() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify/infinity.c");
+    let good = compile_case(&case);
+    let check = |cu: &str, name: &str| {
+        let path = scratch_path(name);
+        std::fs::write(&path, cu).unwrap();
+        let args: Vec<String> = [
+            "verify",
+            "testsuite/verify/infinity.c",
+            path.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let result = gpucc(&args);
+        let _ = std::fs::remove_file(&path);
+        result
+    };
+    let (code, out, err) = check(&good, "infinity.cu");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("  A  64 elements  max relative error 0.00e0  same"),
+        "{out}"
+    );
+    assert!(good.contains("A[i] * 3;"), "update the mutant:\n{good}");
+    let bad = good.replacen("A[i] * 3;", "A[i] * 3.001f;", 1);
+    let (code, out, err) = check(&bad, "infinity_wrong.cu");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("DIFFERENT, first at A[1]"), "{out}");
+}

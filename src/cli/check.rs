@@ -288,8 +288,17 @@ pub(super) fn refuse_unknown_sizes(
     sizes: &[(String, i64)],
     err: &mut dyn Write,
 ) -> Option<i32> {
+    // An integer parameter of the function is a size even where the compiled code does not
+    // read it (it sizes an array the loops leave alone): the check's call passes it.
+    let integer_parameter = |n: &str| {
+        program.unit.params.iter().any(|p| {
+            p.declarator.name == n
+                && p.declarator.dims.is_empty()
+                && p.spec.ty.is_some_and(|t| t.is_integer())
+        })
+    };
     let unknown: Vec<&str> = (sizes.iter().map(|(n, _)| n.as_str()))
-        .filter(|n| !program.params.iter().any(|p| p == n))
+        .filter(|n| !program.params.iter().any(|p| p == n) && !integer_parameter(n))
         .collect();
     if unknown.is_empty() {
         return None;

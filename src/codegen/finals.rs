@@ -31,7 +31,10 @@ pub fn final_values(p: &Program, ctx: &Ctx) -> Result<Vec<FinalValue>, IslError>
             .arrays
             .iter()
             .any(|a| a.name == var && a.kind == ArrayKind::Outside && a.is_scalar());
-        if !outside || seen.contains(&var) {
+        // A local of the enclosing function that nothing reads after the region keeps no
+        // final value (the compilers would warn that it is set but never used).
+        let dead = p.unit.dead_after.iter().any(|d| d == var);
+        if !outside || dead || seen.contains(&var) {
             continue;
         }
         seen.push(var);

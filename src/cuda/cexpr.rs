@@ -106,14 +106,15 @@ pub fn print(e: &CExpr) -> String {
         CExpr::Binary(op, a, b) => {
             let p = binary_precedence(op);
             // Left-associative: the right operand needs parentheses at equal precedence,
-            // except where the operator is associative and the operands match.
-            let right_min = if matches!(*op, "+" | "*" | "&&" | "||")
-                && matches!(&**b, CExpr::Binary(o, ..) if o == op)
-            {
-                p
-            } else {
-                p + 1
-            };
+            // except for `&&` and `||`. `a * (b * c)` keeps them: floating-point `+` and `*`
+            // are not associative, and C converts `int * (int * float)` otherwise than
+            // `(int * int) * float` (the random nests found the dropped parentheses).
+            let right_min =
+                if matches!(*op, "&&" | "||") && matches!(&**b, CExpr::Binary(o, ..) if o == op) {
+                    p
+                } else {
+                    p + 1
+                };
             format!("{} {op} {}", wrap(a, p), wrap(b, right_min))
         }
         CExpr::Cond(c, a, b) => format!("{} ? {} : {}", wrap(c, 4), wrap(a, 3), wrap(b, 3)),
@@ -240,8 +241,12 @@ mod tests {
         assert_eq!(print(&e), "(a + b) * c");
         let e = CExpr::bin("-", n("a"), CExpr::bin("-", n("b"), n("c")));
         assert_eq!(print(&e), "a - (b - c)");
-        let e = CExpr::bin("+", n("a"), CExpr::bin("+", n("b"), n("c")));
+        let e = CExpr::bin("+", CExpr::bin("+", n("a"), n("b")), n("c"));
         assert_eq!(print(&e), "a + b + c");
+        let e = CExpr::bin("*", n("a"), CExpr::bin("*", n("b"), n("c")));
+        assert_eq!(print(&e), "a * (b * c)");
+        let e = CExpr::bin("&&", n("a"), CExpr::bin("&&", n("b"), n("c")));
+        assert_eq!(print(&e), "a && b && c");
         let e = CExpr::index(n("A"), [CExpr::bin("+", n("i"), CExpr::Int(1)), n("j")]);
         assert_eq!(print(&e), "A[i + 1][j]");
         let e = CExpr::Unary("-", Box::new(CExpr::Int(-1)));

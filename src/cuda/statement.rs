@@ -183,7 +183,7 @@ pub fn global_reference(
     let reference = if has_symbolic_inner_dims(a) {
         CExpr::Index(
             Box::new(CExpr::name(name)),
-            Box::new(linearize(a, subscripts)),
+            Box::new(linearize(&a.dim_texts, subscripts)),
         )
     } else {
         CExpr::index(CExpr::name(name), subscripts)
@@ -207,25 +207,50 @@ pub fn has_symbolic_inner_dims(array: &crate::poly::Array) -> bool {
 
 /// `A[i][j]` of an `n x m` array as `(size_t)i * m + j`: the offset is computed in 64 bits,
 /// as C computes `A[i][j]` (an `int` product overflows past 2^31 elements, 8 GiB of floats).
-fn linearize(array: &crate::poly::Array, subscripts: Vec<CExpr>) -> CExpr {
-    let several = subscripts.len() > 1;
-    let mut it = subscripts.into_iter();
-    let mut acc = it.next().unwrap_or(CExpr::Int(0));
-    if several {
-        acc = CExpr::Cast("size_t".into(), Box::new(acc));
-    }
-    for (k, s) in it.enumerate() {
-        // An extent written as an expression (`n + 1`) keeps its parentheses.
-        let text = &array.dim_texts[k + 1];
-        let simple = text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        let dim = CExpr::name(if simple {
-            text.clone()
-        } else {
-            format!("({text})")
+/// Zero subscripts are left out (`A[0][j]` is `A[j]`), and a subscript's own sum joins the
+/// offset's (`(size_t)i * m + n - 1 - j`: integer sums reassociate).
+fn linearize(dim_texts: &[String], subscripts: Vec<CExpr>) -> CExpr {
+    let mut acc: Option<CExpr> = None;
+    // Whether `acc` is already computed in 64 bits (its first product is).
+    let mut wide = false;
+    for (k, s) in subscripts.into_iter().enumerate() {
+        if k > 0 {
+            acc = acc.map(|a| {
+                // An extent written as an expression (`n + 1`) keeps its parentheses.
+                let text = &dim_texts[k];
+                let simple = text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                let dim = CExpr::name(if simple {
+                    text.clone()
+                } else {
+                    format!("({text})")
+                });
+                let a = if wide {
+                    a
+                } else {
+                    CExpr::Cast("size_t".into(), Box::new(a))
+                };
+                wide = true;
+                CExpr::bin("*", a, dim)
+            });
+        }
+        if matches!(s, CExpr::Int(0)) {
+            continue;
+        }
+        acc = Some(match acc {
+            None => s,
+            Some(a) => add_terms(a, s),
         });
-        acc = CExpr::bin("+", CExpr::bin("*", acc, dim), s);
     }
-    acc
+    acc.unwrap_or(CExpr::Int(0))
+}
+
+/// `a + s`, with the sums and differences of `s` spliced into `a`'s: `a + j - 1`, not
+/// `a + (j - 1)`.
+fn add_terms(a: CExpr, s: CExpr) -> CExpr {
+    match s {
+        CExpr::Binary(op @ ("+" | "-"), l, r) => CExpr::Binary(op, Box::new(add_terms(a, *l)), r),
+        other => CExpr::bin("+", a, other),
+    }
 }
 
 fn compound(op: &str) -> &'static str {
@@ -240,5 +265,44 @@ fn compound(op: &str) -> &'static str {
         "&" => "&=",
         "^" => "^=",
         _ => "|=",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda::cexpr::print;
+
+    #[test]
+    fn symbolic_subscripts_are_linearised_in_64_bits_without_zeros() {
+        let dims: Vec<String> = ["n", "m + 2", "p"].iter().map(|s| s.to_string()).collect();
+        let name = |s: &str| CExpr::name(s);
+        let sum = |a: &str, c: i64| CExpr::bin("+", name(a), CExpr::Int(c));
+        let cases = [
+            (
+                vec![name("i"), name("j"), name("k")],
+                "((size_t)i * (m + 2) + j) * p + k",
+            ),
+            (
+                vec![CExpr::Int(0), sum("i", 1), name("j")],
+                "(size_t)(i + 1) * p + j",
+            ),
+            (
+                vec![name("i"), CExpr::Int(0), CExpr::Int(0)],
+                "(size_t)i * (m + 2) * p",
+            ),
+            (vec![CExpr::Int(0), CExpr::Int(0), CExpr::Int(0)], "0"),
+            (
+                vec![
+                    name("i"),
+                    CExpr::bin("-", CExpr::bin("-", name("m"), CExpr::Int(1)), name("j")),
+                    name("k"),
+                ],
+                "((size_t)i * (m + 2) + m - 1 - j) * p + k",
+            ),
+        ];
+        for (subscripts, expected) in cases {
+            assert_eq!(print(&linearize(&dims, subscripts)), expected);
+        }
     }
 }

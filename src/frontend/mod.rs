@@ -59,6 +59,10 @@ pub struct Unit {
     pub span: Span,
     /// For a function, its header (return type, name, parameters), up to the `{`.
     pub header: Option<Span>,
+    /// For a scop region, the names of [`Unit::params`] that are parameters or locals of
+    /// the enclosing function and that nothing after the region mentions: the values the
+    /// region leaves in them are dead (setting them only makes compilers warn).
+    pub dead_after: Vec<String>,
     /// Where file-scope code that the unit needs (kernels) can go: the start of the
     /// function definition that holds the unit.
     pub file_scope_at: usize,
@@ -229,6 +233,7 @@ impl UnitReader<'_> {
                 self.tokens[f.start].span.start,
                 self.tokens[f.lbrace].span.start,
             )),
+            dead_after: Vec::new(),
             file_scope_at: self.tokens[f.start].span.start,
         })
     }
@@ -249,6 +254,25 @@ impl UnitReader<'_> {
         let params = self.outside_declarations(f, scop.begin, &tokens, &used, &mut ast)?;
         check_nesting(self.source, &ast)?;
         check_size(self.source, &ast, &body)?;
+        let dead_after = match f {
+            Some(f) => {
+                let function_start = self.tokens[f.start].span.start;
+                let after: HashSet<&str> = self.tokens[scop.end + 1..f.rbrace]
+                    .iter()
+                    .filter_map(|t| match &t.tok {
+                        Tok::Ident(n) => Some(n.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                params
+                    .iter()
+                    .filter(|p| p.declarator.name_span.start >= function_start)
+                    .map(|p| p.declarator.name.clone())
+                    .filter(|n| !after.contains(n.as_str()))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
         Ok(Unit {
             source: self.source,
             kind: UnitKind::Scop(index),
@@ -261,6 +285,7 @@ impl UnitReader<'_> {
                 self.tokens[scop.end].span.end,
             ),
             header: None,
+            dead_after,
             file_scope_at: f
                 .map(|f| self.tokens[f.start].span.start)
                 .unwrap_or(self.tokens[scop.begin].span.start),

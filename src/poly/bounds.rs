@@ -70,6 +70,16 @@ fn out_of_bounds_witness(
         }
     }
     conds.push(format!("({})", outside.join(" or ")));
+    // C requires the size of a variable-length array to be positive each time it is
+    // evaluated (C11 6.7.6.2p5; a parameter's on entry to the function, 6.9.1p10): no
+    // call has `n + 2 <= 0` for an array `A[n + 2]`.
+    for a in &program.arrays {
+        for e in a.extents.iter().flatten() {
+            if e.as_constant().is_none() {
+                conds.push(format!("{e} >= 1"));
+            }
+        }
+    }
     let dims: Vec<String> = iterators.iter().chain(&outs).cloned().collect();
     let text = format!(
         "{}{{ [{}] : {} }}",

@@ -791,12 +791,24 @@ fn gcd(a: i64, b: i64) -> i64 {
     }
 }
 
+/// A name for a copy's temporary that no loop and no other copy has: the copy statements
+/// are named after it (`D_reg_out`), and two copies of one array in two kernels once got
+/// the same name, so that one kernel's copy-out was written with the other's temporary.
 fn temp_name(t: &Transformed, array: &str, memory: Memory) -> String {
     let base = match memory {
         Memory::Shared => format!("{array}_shared"),
         Memory::Registers => format!("{array}_reg"),
     };
-    unroll::fresh_name(t, &base)
+    (1..)
+        .map(|k| {
+            if k == 1 {
+                base.clone()
+            } else {
+                format!("{base}{k}")
+            }
+        })
+        .find(|n| !t.copies.iter().any(|c| &c.temp == n) && unroll::fresh_name(t, n) == *n)
+        .expect("some name is free")
 }
 
 /// Whether the kernel writes the array anywhere.

@@ -235,10 +235,13 @@ template <class T> struct gpucc_ref {
     return *this;
   }
   gpucc_ref &operator=(const gpucc_ref &o) { return *this = V(o); }
-  gpucc_ref &operator+=(V v) { return *this = V(*this) + v; }
-  gpucc_ref &operator-=(V v) { return *this = V(*this) - v; }
-  gpucc_ref &operator*=(V v) { return *this = V(*this) * v; }
-  gpucc_ref &operator/=(V v) { return *this = V(*this) / v; }
+  // `x op= v` is `x = x op v` in the operands' common type, as in C and CUDA (a float
+  // element `+=` a double adds in double; converting `v` to float first rounds twice).
+  template <class U> gpucc_ref &operator+=(U v) { return *this = V(V(*this) + v); }
+  template <class U> gpucc_ref &operator-=(U v) { return *this = V(V(*this) - v); }
+  template <class U> gpucc_ref &operator*=(U v) { return *this = V(V(*this) * v); }
+  template <class U> gpucc_ref &operator/=(U v) { return *this = V(V(*this) / v); }
+  template <class U> gpucc_ref &operator%=(U v) { return *this = V(V(*this) % v); }
   gpucc_addr<T> operator&() const { return {*this}; }
 };
 

@@ -540,7 +540,9 @@ fn write(plan: &Plan, p: &Program, _o: &CheckOptions) -> Drivers {
             g,
             "    double gpucc_scale = 0, gpucc_worst = 0;\n    long gpucc_first = -1;"
         );
-        let _ = writeln!(g, "    for (long gpucc_e = 0; gpucc_e < {count}L; gpucc_e++)\n      gpucc_scale = fmax(gpucc_scale, fabs((double)gpucc_ref[gpucc_e]));");
+        // The array's scale from its finite elements (one infinity would make every other
+        // element's error relative to it, and so zero).
+        let _ = writeln!(g, "    for (long gpucc_e = 0; gpucc_e < {count}L; gpucc_e++)\n      if (std::isfinite((double)gpucc_ref[gpucc_e]))\n        gpucc_scale = fmax(gpucc_scale, fabs((double)gpucc_ref[gpucc_e]));");
         let _ = writeln!(
             g,
             "    gpucc_scale = gpucc_scale > 0 ? gpucc_scale * {RELATIVE_FLOOR:e} : 1;"
@@ -550,10 +552,11 @@ fn write(plan: &Plan, p: &Program, _o: &CheckOptions) -> Drivers {
             g,
             "      double gpucc_err = fabs((double)gpucc_a - (double)gpucc_b) / fmax(fabs((double)gpucc_a), gpucc_scale);"
         );
-        // NaN in both (sqrtf of a negative sum) is the same result; NaN in one is not.
+        // NaN in both (sqrtf of a negative sum) is the same result, and so is the same
+        // infinity in both (whose difference is NaN); NaN or an infinity in one is not.
         let _ = writeln!(
             g,
-            "      if (gpucc_err != gpucc_err)\n        gpucc_err = (gpucc_a != gpucc_a && gpucc_b != gpucc_b) ? 0 : 1e300;"
+            "      if (gpucc_a == gpucc_b)\n        gpucc_err = 0;\n      else if (gpucc_err != gpucc_err)\n        gpucc_err = (gpucc_a != gpucc_a && gpucc_b != gpucc_b) ? 0 : 1e300;"
         );
         let _ = writeln!(g, "      if (gpucc_err > gpucc_worst)\n        gpucc_worst = gpucc_err;\n      if (gpucc_err > {tol:e} && gpucc_first < 0)\n        gpucc_first = gpucc_e;\n    }}");
         let _ = writeln!(
