@@ -193,3 +193,32 @@ fn a_recipe_for_a_file_with_two_regions_is_refused() {
         "{err}"
     );
 }
+
+/// The README's table of limits lists every limit with its default, as gpucc has them.
+#[test]
+fn the_readme_lists_every_limit_with_its_default() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let section = readme
+        .split("## Limits")
+        .nth(1)
+        .expect("the README has a Limits section");
+    let rows: Vec<(String, u64)> = section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((name.to_string(), cells.get(2)?.parse().ok()?))
+        })
+        .collect();
+    let limits = gpucc::limits::Limits::default().describe();
+    assert_eq!(rows.len(), limits.len(), "README rows: {rows:?}");
+    for (name, value, _) in limits {
+        assert!(
+            rows.contains(&(name.to_string(), value)),
+            "the README does not list `{name}` with its default {value}: {rows:?}"
+        );
+    }
+}

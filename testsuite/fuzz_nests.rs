@@ -28,8 +28,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// The programs of the short run in the test command (about three nests each).
+/// The programs of the short run in the test command (about two nests each).
 const PROGRAMS: usize = 60;
+
+/// A program whose compile and check take longer is reported (printed, and written to
+/// `GPUCC_FUZZ_FINDINGS`): the bound for any input, in a release build.
+const SLOW_SECONDS: f64 = 10.0;
 
 /// An element type of the generated arrays.
 #[derive(Clone, Copy, PartialEq)]
@@ -492,6 +496,15 @@ fn random_nests_compile_to_cuda_that_computes_what_the_c_computes() {
                 let start = Instant::now();
                 let outcome = run(&p);
                 let seconds = start.elapsed().as_secs_f64();
+                if seconds > SLOW_SECONDS {
+                    // Not a failure of the test (no timing in assertions): a finding of the
+                    // long campaign, which runs the release build.
+                    println!("nest fuzzer: program {k} took {seconds:.1} s");
+                    if let Some(dir) = &findings_dir {
+                        let _ = std::fs::create_dir_all(dir);
+                        let _ = std::fs::write(dir.join(format!("slow-{seed}-{k}.c")), text);
+                    }
+                }
                 {
                     let mut t = totals.lock().unwrap();
                     t.0 += 1;

@@ -8,13 +8,16 @@
 //! inputs; `GPUCC_FUZZ_SEED=S` offsets the seeds (a failure prints its input, so it can be
 //! replayed by hand).
 
-use crate::fuzzing::{scaled, Rng};
+use crate::fuzzing::{report, scaled, timed, Rng};
 use gpucc::verify::rewrite::{
     array_param, instrument, kernel_has_barriers, prepare_for_cpu, rewrite_launches,
     shared_declarations, split_params, Code,
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+
+/// The name `scripts/fuzz` reads this target's figures by.
+const TARGET: &str = "runtime fuzzer";
 
 fn newlines(text: &str) -> usize {
     text.bytes().filter(|&b| b == b'\n').count()
@@ -23,6 +26,10 @@ fn newlines(text: &str) -> usize {
 /// Every entry of the front door on `text`; panics (with the input) if one panics, or if a
 /// rewriting that succeeds changes the number of lines.
 fn must_not_panic(text: &str) -> bool {
+    timed(TARGET, || rewrite_must_not_panic(text))
+}
+
+fn rewrite_must_not_panic(text: &str) -> bool {
     let result = catch_unwind(AssertUnwindSafe(|| {
         let launches = rewrite_launches(text);
         let instrumented = instrument(text);
@@ -66,6 +73,7 @@ fn random_bytes() {
             .collect();
         must_not_panic(&String::from_utf8_lossy(&bytes));
     }
+    report(TARGET);
 }
 
 const VOCABULARY: &[&str] = &[
@@ -136,6 +144,7 @@ fn token_soups() {
         prepared > 0,
         "no soup was ever prepared: the fuzzing reaches nothing"
     );
+    report(TARGET);
 }
 
 /// The `.cu` texts of the testsuite: the snapshots of generated code and the hand-written
@@ -225,4 +234,5 @@ fn mutations_of_real_cuda() {
         prepared > total / 10,
         "only {prepared} of {total} mutants were prepared"
     );
+    report(TARGET);
 }

@@ -52,3 +52,31 @@ pub fn scaled(n: usize) -> usize {
         .unwrap_or(1);
     n * scale.max(1)
 }
+
+/// What one fuzz target's inputs took: how many ran, and the slowest, in seconds.
+static TALLIES: std::sync::Mutex<Vec<(&'static str, usize, f64)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Runs one input of `target`, counting it and its time.
+pub fn timed<T>(target: &'static str, f: impl FnOnce() -> T) -> T {
+    let start = std::time::Instant::now();
+    let result = f();
+    let seconds = start.elapsed().as_secs_f64();
+    let mut tallies = TALLIES.lock().unwrap_or_else(|e| e.into_inner());
+    match tallies.iter_mut().find(|(t, _, _)| *t == target) {
+        Some(entry) => {
+            entry.1 += 1;
+            entry.2 = entry.2.max(seconds);
+        }
+        None => tallies.push((target, 1, seconds)),
+    }
+    result
+}
+
+/// Prints `target`'s inputs so far and the slowest (`scripts/fuzz` reads the last line).
+pub fn report(target: &'static str) {
+    let tallies = TALLIES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, count, slowest)) = tallies.iter().find(|(t, _, _)| *t == target) {
+        println!("{target}: {count} inputs so far, slowest {slowest:.2} s");
+    }
+}

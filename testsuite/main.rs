@@ -11,6 +11,7 @@ mod deps_cases;
 mod emulate_cases;
 mod frontend_cases;
 mod fuzz_nests;
+mod fuzz_options;
 mod fuzz_recipe;
 mod fuzz_runtime;
 mod fuzzing;

@@ -2,11 +2,14 @@
 //! sequences, mutations of real kernels, and absurd nesting all end in a result or a
 //! diagnostic.
 
-use crate::fuzzing::{scaled, Rng};
+use crate::fuzzing::{report, scaled, timed, Rng};
 use gpucc::diag::{render, SourceFile, SourceMap};
 use gpucc::frontend::{self, FrontendOptions};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+
+/// The name `scripts/fuzz` reads this target's figures by.
+const TARGET: &str = "frontend fuzzer";
 
 /// Runs every stage that applies; returns how far it got (for the test's statistics).
 fn compile(text: &str) -> Stage {
@@ -44,7 +47,7 @@ enum Stage {
 }
 
 fn must_not_panic(text: &str) -> Stage {
-    match catch_unwind(AssertUnwindSafe(|| compile(text))) {
+    match timed(TARGET, || catch_unwind(AssertUnwindSafe(|| compile(text)))) {
         Ok(stage) => stage,
         Err(_) => panic!("gpucc panicked on this input:\n{text:?}"),
     }
@@ -58,6 +61,7 @@ fn random_bytes() {
         let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         must_not_panic(&String::from_utf8_lossy(&bytes));
     }
+    report(TARGET);
 }
 
 const VOCABULARY: &[&str] = &[
@@ -150,6 +154,7 @@ fn random_token_sequences() {
             .collect();
         must_not_panic(&words.join(" "));
     }
+    report(TARGET);
 }
 
 #[test]
@@ -198,6 +203,7 @@ fn mutations_of_real_kernels() {
         analysed > 50,
         "only {analysed} mutants reached the dependence analysis"
     );
+    report(TARGET);
 }
 
 fn in_function(body: &str) -> String {

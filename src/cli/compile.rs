@@ -63,6 +63,14 @@ pub(super) fn device(name: &str, err: &mut dyn Write) -> Result<Device, i32> {
     })
 }
 
+/// Whether `a` and `b` name one file (an output that does not exist yet is no input).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
 pub(super) fn compile_command(
     a: &CompileArgs,
     out: &mut dyn Write,
@@ -80,6 +88,22 @@ pub(super) fn compile_command(
         );
         return EXIT_USAGE;
     }
+    let output = a
+        .output
+        .clone()
+        .unwrap_or_else(|| a.input.file.with_extension("cu"));
+    let inputs: Vec<&Path> = std::iter::once(a.input.file.as_path())
+        .chain(a.recipe.as_deref())
+        .collect();
+    if let Some(input) = inputs.iter().find(|i| same_file(i, &output)) {
+        let _ = writeln!(
+            err,
+            "error: the output `{}` is the input `{}`; gpucc would overwrite it\n  = hint: name another file with -o OUT.cu",
+            output.display(),
+            input.display()
+        );
+        return EXIT_USAGE;
+    }
     let source = RecipeSource::given(a.recipe.as_deref());
     let compiled = match compile(&a.input, &device, source, &a.param, out, err, color) {
         Ok(c) => c,
@@ -92,10 +116,6 @@ pub(super) fn compile_command(
     if let Some(code) = super::check::refuse_unknown_sizes(compiled.program(), sizes, err) {
         return code;
     }
-    let output = a
-        .output
-        .clone()
-        .unwrap_or_else(|| a.input.file.with_extension("cu"));
     if let Err(e) = std::fs::write(&output, &compiled.text) {
         let d = Diagnostic::error_nowhere(format!("cannot write `{}`: {e}", output.display()))
             .with_hint("check that the directory exists and is writable");

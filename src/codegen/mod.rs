@@ -50,7 +50,9 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
                 "the transformed loops are too complex for isl's code generator",
             )
             .with_note(e.message)
-            .with_hint("use simpler tile sizes or fewer transformations")
+            .with_hint(crate::poly::isl::too_complex_hint(
+                "use simpler tile sizes or fewer transformations",
+            ))
         } else {
             Diagnostic::bug(e.message)
         }]

@@ -126,7 +126,9 @@ fn isl_diagnostic(program: &Program, e: IslError) -> Diagnostic {
             program.unit.describe()
         ))
         .with_note(e.message)
-        .with_hint("simplify the loop bounds or split the code into several functions")
+        .with_hint(crate::poly::isl::too_complex_hint(
+            "simplify the loop bounds or split the code into several functions",
+        ))
     } else {
         Diagnostic::bug(e.message)
     }

@@ -110,10 +110,11 @@ pub enum AstNode {
 
 fn err(what: &str, e: LibISLError) -> IslError {
     let text = e.to_string();
-    IslError {
-        too_complex: text.contains("Quota"),
-        message: format!("isl AST generation: {what}: {text}"),
-    }
+    super::isl::error(
+        &format!("isl AST generation: {what}"),
+        &text,
+        text.contains("Quota"),
+    )
 }
 
 /// Checks the context's error state after a raw call that returned `ptr`.
@@ -122,10 +123,11 @@ fn check(ctx: &Context, ptr: uintptr_t, what: &str) -> IslResult<uintptr_t> {
     if ptr == 0 || e != isl_rs::Error::None_ {
         let message = ctx.last_error_msg().to_string();
         ctx.reset_error();
-        return Err(IslError {
-            too_complex: e == isl_rs::Error::Quota,
-            message: format!("isl AST generation: {what} failed: {message}"),
-        });
+        return Err(super::isl::error(
+            &format!("isl AST generation: {what} failed"),
+            &message,
+            e == isl_rs::Error::Quota,
+        ));
     }
     Ok(ptr)
 }

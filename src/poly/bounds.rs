@@ -28,7 +28,9 @@ pub fn check_bounds(program: &Program, ctx: &Ctx) -> Result<(), Diagnostics> {
                     "gpucc could not check this access against the array's bounds",
                 )
                 .with_note(e.message)
-                .with_hint("the loop bounds are too complex for the bounds check; simplify them"),
+                .with_hint(super::isl::too_complex_hint(
+                    "the loop bounds are too complex for the bounds check: simplify them",
+                )),
             ),
             Err(e) => diags.push(Diagnostic::bug(e.message)),
         }

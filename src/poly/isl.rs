@@ -32,13 +32,50 @@ pub type IslResult<T> = Result<T, IslError>;
 
 fn err(what: &str, e: isl_rs::LibISLError) -> IslError {
     let text = e.to_string();
+    error(&format!("isl: {what}"), &text, text.contains("Quota"))
+}
+
+/// The error of isl's failure at `what` with its message `text`; `quota` when isl said it
+/// ran out of operations. A context out of operations fails whatever comes next, often as
+/// another error (its parser says "syntax error"): the budget is the cause then too.
+pub(super) fn error(what: &str, text: &str, quota: bool) -> IslError {
+    let too_complex = quota || exhausted_on_this_thread();
+    let message = if too_complex {
+        let (reached, _) = crate::limits::current().exceeded("isl-operations", "isl");
+        format!("{reached}, in {what}")
+    } else {
+        format!("{what}: {text}")
+    };
     IslError {
-        too_complex: text.contains("Quota"),
-        message: format!("isl: {what}: {text}"),
+        too_complex,
+        message,
     }
 }
 
+/// The hint of an error for a problem too large for isl: `advice`, or a larger budget.
+pub fn too_complex_hint(advice: &str) -> String {
+    let (_, raise) = crate::limits::current().exceeded("isl-operations", "isl");
+    format!("{advice}; {raise}")
+}
+
+thread_local! {
+    /// The isl contexts alive on this thread (their raw pointers).
+    static LIVE: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Whether an isl context of this thread has spent its operations.
+fn exhausted_on_this_thread() -> bool {
+    LIVE.with(|live| {
+        live.borrow()
+            .iter()
+            .any(|&ctx| unsafe { isl_ctx_next_operation(ctx) } < 0)
+    })
+}
+
 extern "C" {
+    /// Counts one operation; fails once the context's `max_operations` are spent (isl
+    /// 0.27 exports it, and has no other way to ask).
+    fn isl_ctx_next_operation(ctx: usize) -> i32;
     fn isl_set_get_dim_name(set: usize, type_: i32, pos: u32) -> *const std::os::raw::c_char;
     fn isl_aff_get_dim_name(aff: usize, type_: i32, pos: u32) -> *const std::os::raw::c_char;
 }
@@ -73,6 +110,13 @@ fn param_name(aff: &isl_rs::Aff, pos: i32) -> IslResult<String> {
 
 struct CtxInner(Context);
 
+impl Drop for CtxInner {
+    fn drop(&mut self) {
+        let ptr = self.0.ptr;
+        let _ = LIVE.try_with(|live| live.borrow_mut().retain(|&p| p != ptr));
+    }
+}
+
 /// An isl context; objects made in it keep it alive.
 #[derive(Clone)]
 pub struct Ctx(Rc<CtxInner>);
@@ -86,6 +130,7 @@ impl Ctx {
         // loop nests, finite so that a pathological input ends in an error rather than an
         // endless computation.
         ctx.set_max_operations(crate::limits::current().isl_operations);
+        LIVE.with(|live| live.borrow_mut().push(ctx.ptr));
         Ctx(Rc::new(CtxInner(ctx)))
     }
 

@@ -130,7 +130,9 @@ impl From<crate::poly::isl::IslError> for TransformError {
         if e.too_complex {
             TransformError::new("the transformation is too complex for isl to check")
                 .note(e.message)
-                .hint("use simpler tile sizes or fewer transformations")
+                .hint(crate::poly::isl::too_complex_hint(
+                    "use simpler tile sizes or fewer transformations",
+                ))
         } else {
             TransformError::new(format!("internal error: {}", e.message))
                 .note("this is a bug in gpucc, not in your recipe; please report it")
