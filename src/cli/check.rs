@@ -8,6 +8,7 @@ use super::{
     EXIT_OK, EXIT_USAGE, EXIT_USER_ERROR,
 };
 use crate::device::Device;
+use crate::diag::Diagnostic;
 use crate::frontend::macros::MacroTable;
 use crate::poly::Program;
 use crate::verify::CheckError;
@@ -323,6 +324,20 @@ pub(super) fn refuse_unknown_sizes(
 /// unit into the `.cu` as written. `None` when the C compiler accepts it, or cannot run
 /// (then the check, if any, says so).
 pub(super) fn refuse_invalid_c(input: &InputArgs, err: &mut dyn Write) -> Option<i32> {
+    let d = invalid_c(input)?;
+    let _ = writeln!(err, "error: {}", d.message);
+    for note in &d.notes {
+        let _ = writeln!(err, "  = note: {note}");
+    }
+    if let Some(hint) = &d.hint {
+        let _ = writeln!(err, "  = hint: {hint}");
+    }
+    Some(EXIT_USER_ERROR)
+}
+
+/// The C compiler's first error on the file, as gpucc's error; `None` when it compiles (or
+/// the compiler cannot run).
+pub(super) fn invalid_c(input: &InputArgs) -> Option<Diagnostic> {
     let options = crate::verify::CheckOptions {
         c_file: &input.file,
         defines: &input.define,
@@ -331,14 +346,11 @@ pub(super) fn refuse_invalid_c(input: &InputArgs, err: &mut dyn Write) -> Option
         diagonally_dominant: false,
     };
     match crate::verify::original_compiles(&options) {
-        Err(e) if e.kind == crate::verify::CheckFailure::OriginalDoesNotCompile => {
-            let _ = writeln!(
-                err,
-                "error: {}\n  = note: gpucc copies the code around what it compiles into the .cu as it is, so the file must be C that compiles\n  = hint: fix the file (give -I DIR for the headers it includes, -D for the macros it needs)",
-                e.message
-            );
-            Some(EXIT_USER_ERROR)
-        }
+        Err(e) if e.kind == crate::verify::CheckFailure::OriginalDoesNotCompile => Some(
+            Diagnostic::error_nowhere(e.message)
+                .with_note("gpucc copies the code around what it compiles into the .cu as it is, so the file must be C that compiles")
+                .with_hint("fix the file (give -I DIR for the headers it includes, -D for the macros it needs)"),
+        ),
         _ => None,
     }
 }

@@ -330,7 +330,16 @@ fn analyze(input: &InputArgs) -> Result<Analysis, (SourceMap, Diagnostics)> {
         &frontend_options(input),
     ) {
         Ok(p) => p,
-        Err(d) => return Err((sources, d)),
+        Err(d) => {
+            // An error gpucc cannot place (no function found: a broken function header) is
+            // often C that does not compile: the C compiler's first error says where.
+            if d.iter().all(|x| x.primary_span().is_none()) {
+                if let Some(c) = check::invalid_c(input) {
+                    return Err((sources, vec![c]));
+                }
+            }
+            return Err((sources, d));
+        }
     };
     let mut programs = Vec::new();
     let mut diags = Vec::new();
