@@ -13,12 +13,18 @@ fn sgemm_100() -> String {
 }
 
 fn verify(cu: &str, name: &str) -> (i32, String, String) {
+    verify_against(CASE, cu, name, &["-D", "N=100"])
+}
+
+/// `gpucc verify C_FILE X.cu EXTRA...` on the text `cu`, written to a scratch `name`.
+fn verify_against(c_file: &str, cu: &str, name: &str, extra: &[&str]) -> (i32, String, String) {
     let path = scratch_path(name);
     std::fs::write(&path, cu).unwrap();
-    let args: Vec<String> = ["verify", CASE, path.to_str().unwrap(), "-D", "N=100"]
+    let mut args: Vec<String> = ["verify", c_file, path.to_str().unwrap()]
         .iter()
         .map(|s| s.to_string())
         .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
     let result = gpucc(&args);
     let _ = std::fs::remove_file(&path);
     result
@@ -139,21 +145,7 @@ fn verify_with_a_recipe_compiles_and_checks_at_chosen_sizes() {
 fn races_in_a_hand_written_kernel_are_reported() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify");
     let good = std::fs::read_to_string(dir.join("matmul_tiled.cu")).unwrap();
-    let check = |cu: &str, name: &str| {
-        let path = scratch_path(name);
-        std::fs::write(&path, cu).unwrap();
-        let args: Vec<String> = [
-            "verify",
-            "testsuite/verify/matmul.c",
-            path.to_str().unwrap(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let result = gpucc(&args);
-        let _ = std::fs::remove_file(&path);
-        result
-    };
+    let check = |cu: &str, name: &str| verify_against("testsuite/verify/matmul.c", cu, name, &[]);
     let (code, out, err) = check(&good, "matmul_tiled.cu");
     assert_eq!(code, 0, "{out}{err}");
     let barrier = "    __syncthreads();\n";
@@ -240,21 +232,7 @@ fn block_reductions_are_checked_barrier_by_barrier_and_lane_by_lane() {
         cu
     };
     let check = |cu: &str, name: &str| {
-        let path = scratch_path(name);
-        std::fs::write(&path, cu).unwrap();
-        let args: Vec<String> = [
-            "verify",
-            "testsuite/deps/dot.c",
-            path.to_str().unwrap(),
-            "--size",
-            "n=1000",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let result = gpucc(&args);
-        let _ = std::fs::remove_file(&path);
-        result
+        verify_against("testsuite/deps/dot.c", cu, name, &["--size", "n=1000"])
     };
     let warps = compile("testsuite/recipe/dot.lua");
     let tree = compile("testsuite/recipe/reduce_tree.lua");
@@ -398,21 +376,7 @@ fn the_gpu_check_builds_with_nvcc() {
 fn an_infinity_in_both_is_the_same_and_hides_no_other_error() {
     let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify/infinity.c");
     let good = compile_case(&case);
-    let check = |cu: &str, name: &str| {
-        let path = scratch_path(name);
-        std::fs::write(&path, cu).unwrap();
-        let args: Vec<String> = [
-            "verify",
-            "testsuite/verify/infinity.c",
-            path.to_str().unwrap(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let result = gpucc(&args);
-        let _ = std::fs::remove_file(&path);
-        result
-    };
+    let check = |cu: &str, name: &str| verify_against("testsuite/verify/infinity.c", cu, name, &[]);
     let (code, out, err) = check(&good, "infinity.cu");
     assert_eq!(code, 0, "{out}{err}");
     assert!(

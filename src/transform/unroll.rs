@@ -175,6 +175,11 @@ pub fn unroll(t: &mut Transformed, level: LevelId, factor: i64) -> TResult<()> {
 
 /// `base`, or `base2`, `base3`, ... whichever no loop or variable uses yet.
 pub fn fresh_name(t: &Transformed, base: &str) -> String {
+    fresh_name_where(t, base, |_| true)
+}
+
+/// [`fresh_name`], among the names that `free` also accepts.
+pub fn fresh_name_where(t: &Transformed, base: &str, free: impl Fn(&str) -> bool) -> String {
     (1..)
         .map(|k| {
             if k == 1 {
@@ -183,7 +188,7 @@ pub fn fresh_name(t: &Transformed, base: &str) -> String {
                 format!("{base}{k}")
             }
         })
-        .find(|n| tile::check_fresh_name(t, n).is_ok() && isl_name(n) == *n)
+        .find(|n| tile::check_fresh_name(t, n).is_ok() && isl_name(n) == *n && free(n))
         .expect("some name is free")
 }
 
