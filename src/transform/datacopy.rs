@@ -799,16 +799,7 @@ fn temp_name(t: &Transformed, array: &str, memory: Memory) -> String {
         Memory::Shared => format!("{array}_shared"),
         Memory::Registers => format!("{array}_reg"),
     };
-    (1..)
-        .map(|k| {
-            if k == 1 {
-                base.clone()
-            } else {
-                format!("{base}{k}")
-            }
-        })
-        .find(|n| !t.copies.iter().any(|c| &c.temp == n) && unroll::fresh_name(t, n) == *n)
-        .expect("some name is free")
+    unroll::fresh_name_where(t, &base, |n| !t.copies.iter().any(|c| c.temp == n))
 }
 
 /// Whether the kernel writes the array anywhere.
