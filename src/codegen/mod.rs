@@ -837,6 +837,9 @@ fn level_values(
     fixed: &[(LevelId, String)],
 ) -> Result<Set, IslError> {
     let mut all: Option<Set> = None;
+    // The host levels by their names in the kernel (`i_rev` for a loop counting down: the
+    // level's own name is its statements' iterator, of another value).
+    let host_names = kernel_names(t, kernel).host;
     for &s in &kernel.statements {
         let st = &t.statements[s];
         let Some(index) = st.levels.iter().position(|(l, _)| *l == level) else {
@@ -846,7 +849,8 @@ fn level_values(
         for (l, name) in kernel
             .host_levels
             .iter()
-            .map(|l| (*l, t.levels[*l].name.clone()))
+            .copied()
+            .zip(host_names.iter().cloned())
             .chain(fixed.iter().cloned())
         {
             if let Some((_, v)) = st.levels.iter().find(|(x, _)| *x == l) {
