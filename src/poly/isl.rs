@@ -706,44 +706,34 @@ pub fn compute_flow(
     kind: Sources,
     schedule: &UnionMap,
 ) -> IslResult<UnionMap> {
-    if kind == Sources::May {
-        // isl's dataflow first, within a budget of its own; past it, the same set by a join.
-        let ctx = sinks.ctx.raw();
-        let limit = crate::limits::current().isl_operations;
-        let budget = limit.min(MAY_FLOW_OPERATIONS);
-        ctx.reset_operations();
-        ctx.set_max_operations(budget);
-        let flow = dataflow(sinks, sources, kind, schedule);
-        ctx.reset_operations();
-        ctx.set_max_operations(limit);
-        return match flow {
-            // Past the budget, or an error of isl's own (below): the same set by the join.
-            Err(e) if !e.too_complex || budget < limit => {
-                ctx.reset_error();
-                every_earlier(sinks, sources, schedule)
-            }
-            other => other,
-        };
-    }
-    match dataflow(sinks, sources, kind, schedule) {
-        // isl 0.27's dataflow fails on some strided nests ("affine expression involves some
-        // of the domain dimensions"; the random nests found one: a loop with step 3 inside
-        // two others, an update after an inner loop that writes the same element). The
-        // memory-based dependences contain the value-based ones: every transformation they
-        // allow is legal, only fewer are.
-        Err(e) if !e.too_complex => {
-            sinks.ctx.raw().reset_error();
+    // isl's dataflow first, within a budget of its own; past it, or where isl fails on its
+    // own (below), the memory-based dependences by a join: for may-sources the same set, for
+    // must-sources a superset (every transformation it allows is legal, only fewer are).
+    // isl 0.27's dataflow fails on some strided nests ("affine expression involves some of
+    // the domain dimensions"; the random nests found one: a loop with step 3 inside two
+    // others, an update after an inner loop that writes the same element).
+    let ctx = sinks.ctx.raw();
+    let limit = crate::limits::current().isl_operations;
+    let budget = limit.min(DATAFLOW_OPERATIONS);
+    ctx.reset_operations();
+    ctx.set_max_operations(budget);
+    let flow = dataflow(sinks, sources, kind, schedule);
+    ctx.reset_operations();
+    ctx.set_max_operations(limit);
+    match flow {
+        Err(e) if !e.too_complex || budget < limit => {
+            ctx.reset_error();
             every_earlier(sinks, sources, schedule)
         }
         other => other,
     }
 }
 
-/// The operations isl's dataflow may spend on memory-based dependences before
-/// [`every_earlier`] computes them instead. Measured: every PolyBench/C 4.2.1 benchmark
-/// (MINI) and testsuite kernel needs fewer than 300,000 (heat-3d over 100,000); the random
-/// nests' worst ran for minutes (past 200 million) and takes 4 s with the fallback.
-const MAY_FLOW_OPERATIONS: u64 = 1_000_000;
+/// The operations isl's dataflow may spend before [`every_earlier`] computes the
+/// dependences instead. Measured: no dataflow of PolyBench/C 4.2.1 (MINI) or of the
+/// testsuite's kernels needs 300,000 (heat-3d's memory-based ones need over 100,000); the
+/// random nests' worst ran for minutes (past 200 million), and spends a second here.
+const DATAFLOW_OPERATIONS: u64 = 500_000;
 
 fn dataflow(
     sinks: &UnionMap,

@@ -4,7 +4,7 @@
 // Found by the random-nest generator (seed 20261125, program 757): isl's dataflow spent
 // minutes on the anti-dependences of these strided nests (past 100 s; the isl-operations
 // limit would have stopped it after about nine minutes). Memory-based dependences are now
-// computed by a join when the dataflow needs more than a million operations: seconds.
+// computed by a join when the dataflow needs more than 500,000 operations: seconds.
 #include <math.h>
 
 void kernel(int n, float alpha, int A[2 * n + 2][n + 2][2 * n + 2], int B[n + 2][n + 2], int C[n + 2][n + 2])
