@@ -13,9 +13,10 @@
 //! subscripts that shift, reverse or stride an index. Every access stays within its array
 //! by construction: a dimension of size class `S` is `S + 2` long (`2 * S + 2` when it is
 //! strided), an index of class `S` runs within `0..S`, and a constant subscript is 0 or 1
-//! (0 where `S` is known only at run time: C lets `S + 2` be as small as 1). Values stay finite: reads of
-//! arrays the program writes are scaled by a half or a quarter, products take one factor
-//! from an array no statement writes, and `int` statements read only `int` data.
+//! (0 where `S` is known only at run time: C lets `S + 2` be as small as 1). Values stay
+//! finite: reads of arrays the program writes are scaled by a half or a quarter, products
+//! take one factor from an array no statement writes, and `int` statements read only
+//! `int` data, kept below 1000 in magnitude by `%`.
 //!
 //! `GPUCC_FUZZ_SCALE=N` checks N times as many programs; `GPUCC_FUZZ_SEED=S` others;
 //! `GPUCC_FUZZ_FINDINGS=DIR` writes each finding there as a `.c` file with gpucc's message.
