@@ -815,6 +815,26 @@ fn prologue(
             value,
         });
     }
+    // The grid is computed on the host, where a loop counting down keeps its level's name
+    // (`i`), which the kernel receives as `i_rev`.
+    let on_host: Vec<(String, String)> = kernel
+        .host_levels
+        .iter()
+        .zip(&names.host)
+        .filter(|(l, n)| t.levels[**l].name != **n)
+        .map(|(l, n)| (n.clone(), t.levels[*l].name.clone()))
+        .collect();
+    let grid = grid
+        .iter()
+        .map(|g| {
+            ir::rename(g, &|x| {
+                on_host
+                    .iter()
+                    .find(|(kernel_name, _)| kernel_name == x)
+                    .map(|(_, host_name)| host_name.clone())
+            })
+        })
+        .collect();
     Ok((vars, grid))
 }
 
