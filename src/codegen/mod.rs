@@ -757,21 +757,26 @@ fn prologue(
     for l in &kernel.blocks {
         let values = level_values(t, ctx, kernel, *l, &outer, &[])?;
         let context = Set::parse(ctx, &format!("{}{{ : }}", prefix(&outer)))?;
-        let (min, extent) = astbuild::range_exprs(ctx, &context, &values)?;
-        firsts.push(min);
+        // A strided loop (`j += 2`) gets one block per value: `j = min + 2 * blockIdx`.
+        let (min, stride, extent) = astbuild::range_exprs(ctx, &context, &values)?;
+        firsts.push((min, stride));
         grid.push(extent);
     }
     // CUDA allows at most 65,535 blocks along y: a second block dimension that can have
     // more (a constant size above it, or a symbolic one) is folded into `blockIdx.x`,
     // whose limit is 2^31 - 1.
     let folded = grid.len() == 2 && !within(&grid[1], MAX_GRID[1]);
-    for (d, min) in firsts.into_iter().enumerate() {
+    for (d, (min, stride)) in firsts.into_iter().enumerate() {
         let position = match (folded, d, &grid[0]) {
             (false, _, _) => idx("blockIdx", d),
             (true, 0, Expr::Int(1)) => Expr::Int(0),
             (true, _, Expr::Int(1)) => idx("blockIdx", 0),
             (true, 0, x) => Expr::Op(Op::PosRem, vec![idx("blockIdx", 0), x.clone()]),
             (true, _, x) => Expr::Op(Op::PosDiv, vec![idx("blockIdx", 0), x.clone()]),
+        };
+        let position = match stride {
+            1 => position,
+            s => Expr::Op(Op::Mul, vec![Expr::Int(s), position]),
         };
         vars.push(PrologueVar {
             name: names.blocks[d].clone(),
@@ -806,7 +811,7 @@ fn prologue(
                     .collect();
                 let values = level_values(t, ctx, kernel, td.per_statement[0].1, &inner, &blocks)?;
                 let context = Set::parse(ctx, &format!("{}{{ : }}", prefix(&inner)))?;
-                let (min, _) = astbuild::range_exprs(ctx, &context, &values)?;
+                let (min, _, _) = astbuild::range_exprs(ctx, &context, &values)?;
                 plus(idx("threadIdx", d), min)
             }
         };

@@ -210,21 +210,34 @@ pub fn expr_from_pw_aff(ctx: &Ctx, context: &Set, pw_aff: &str) -> IslResult<Ast
     })
 }
 
-/// The smallest value of a one-dimensional set and its number of values
-/// (`max - min + 1`), as expressions of the parameters in `context`.
-pub fn range_exprs(ctx: &Ctx, context: &Set, values: &Set) -> IslResult<(AstExpr, AstExpr)> {
+/// The values of a one-dimensional set as a progression in `context`: its smallest value,
+/// the stride between consecutive values (1 unless every value is `min + stride * e`) and
+/// the number of steps from the smallest to the largest (`(max - min) / stride + 1`), the
+/// first and the last as expressions of the parameters.
+pub fn range_exprs(ctx: &Ctx, context: &Set, values: &Set) -> IslResult<(AstExpr, i64, AstExpr)> {
     let build = Build::new(ctx, context)?;
-    let min = values
-        .raw_copy()?
-        .dim_min(0)
+    let set = values.raw_copy()?;
+    let stride = set.get_stride(0).map_err(|e| err("get_stride", e))?;
+    let stride = match (stride.is_int(), stride.get_num_si()) {
+        (Ok(true), Ok(s)) if s > 1 => s,
+        _ => 1,
+    };
+    let min = set
+        .copy()
+        .and_then(|s| s.dim_min(0))
         .map_err(|e| err("dim_min", e))?;
-    let max = values
-        .raw_copy()?
-        .dim_max(0)
-        .map_err(|e| err("dim_max", e))?;
+    let max = set.dim_max(0).map_err(|e| err("dim_max", e))?;
     let one = isl_rs::Val::one(ctx.raw()).map_err(|e| err("one", e))?;
-    let extent = max
+    let steps = max
         .sub(min.copy().map_err(|e| err("copy", e))?)
+        .and_then(|d| {
+            if stride == 1 {
+                return Ok(d);
+            }
+            // max - min is a multiple of the stride: both are values of the set.
+            let s = isl_rs::Val::int_from_si(ctx.raw(), stride)?;
+            d.scale_down_val(s)?.floor()
+        })
         .and_then(|d| d.add_constant_val(one))
         .and_then(|d| d.coalesce())
         .map_err(|e| err("extent", e))?;
@@ -238,7 +251,7 @@ pub fn range_exprs(ctx: &Ctx, context: &Set, values: &Set) -> IslResult<(AstExpr
             should_free_on_drop: true,
         })
     };
-    Ok((to_expr(min)?, to_expr(extent)?))
+    Ok((to_expr(min)?, stride, to_expr(steps)?))
 }
 
 fn convert_node(node: &ASTNode) -> IslResult<Vec<AstNode>> {

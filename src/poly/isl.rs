@@ -770,19 +770,26 @@ fn dataflow(
 /// join and the lexicographic order take about a second. On PolyBench the dataflow is the
 /// faster (adi: 0.5 s against 3.9 s), so it goes first ([`compute_flow`]).
 fn every_earlier(sinks: &UnionMap, sources: &UnionMap, schedule: &UnionMap) -> IslResult<UnionMap> {
-    let same_element = sources
-        .copy_raw()?
-        .apply_range(sinks.copy_raw()?.reverse().map_err(|e| err("reverse", e))?)
-        .map_err(|e| err("apply_range", e))?;
-    let earlier = schedule
-        .copy_raw()?
-        .lex_lt_union_map(schedule.copy_raw()?)
-        .map_err(|e| err("lex_lt_union_map", e))?;
-    let raw = same_element
-        .intersect(earlier)
-        .map_err(|e| err("intersect", e))?
-        .coalesce()
-        .map_err(|e| err("coalesce", e))?;
+    let join = || -> IslResult<IslUnionMap> {
+        let same_element = sources
+            .copy_raw()?
+            .apply_range(sinks.copy_raw()?.reverse().map_err(|e| err("reverse", e))?)
+            .map_err(|e| err("apply_range", e))?;
+        let earlier = schedule
+            .copy_raw()?
+            .lex_lt_union_map(schedule.copy_raw()?)
+            .map_err(|e| err("lex_lt_union_map", e))?;
+        same_element
+            .intersect(earlier)
+            .map_err(|e| err("intersect", e))
+    };
+    // isl 0.27's coalescing fails on some of these joins ("total dimensionality changed
+    // unexpectedly", found by the random nests); it only simplifies, and it works in place,
+    // so on failure the join is computed again and kept as it is.
+    let raw = match join()?.coalesce() {
+        Ok(raw) => raw,
+        Err(_) => join()?,
+    };
     Ok(UnionMap {
         raw,
         ctx: sinks.ctx.clone(),
