@@ -677,7 +677,7 @@ fn kernel_code(
     outer.extend(names.host.iter().cloned());
     for (l, name) in kernel.blocks.iter().zip(&names.blocks) {
         let values = level_values(t, ctx, kernel, *l, &outer, &[])?;
-        context = context.intersect_params(&values.as_parameter(name)?)?;
+        context = context.intersect_params(&values.progression_hull()?.as_parameter(name)?)?;
     }
     let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
     let body = to_ir(t, &ast, warnings);

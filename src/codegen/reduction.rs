@@ -27,7 +27,7 @@ pub fn targets(
     let mut context = Set::parse(ctx, &format!("{}{{ : }}", prefix(params)))?;
     for (l, name) in kernel.blocks.iter().zip(&names.blocks) {
         let values = level_values(t, ctx, kernel, *l, &outer, &[])?;
-        context = context.intersect_params(&values.as_parameter(name)?)?;
+        context = context.intersect_params(&values.progression_hull()?.as_parameter(name)?)?;
     }
     let context = &context;
     let mut out = Vec::new();

@@ -7,7 +7,7 @@
 //! which [`super::affine`] prints.
 
 use isl_rs::{
-    Context, DimType, Map as IslMap, Options, Set as IslSet, UnionAccessInfo,
+    Aff, Context, DimType, LocalSpace, Map as IslMap, Options, Set as IslSet, UnionAccessInfo,
     UnionMap as IslUnionMap, Val,
 };
 use std::fmt;
@@ -276,6 +276,39 @@ impl Set {
             .copy_raw()?
             .apply(map.copy_raw()?)
             .map_err(|e| err("apply", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// The values a one-dimensional set's progression covers: its convex hull, with the
+    /// stride every value keeps (`{ [j] : 0 <= j < n, j % 3 = 0 }` for the values of a loop
+    /// `j += 3`, also where some of them are missing). A launch runs a block for each of
+    /// them, so the kernel may assume no more of its block variables; the hull also has no
+    /// disjunctions, which made isl's code generation take seconds.
+    pub fn progression_hull(&self) -> IslResult<Set> {
+        let raw = self.copy_raw()?;
+        let stride = raw
+            .get_stride_info(0)
+            .map_err(|e| err("get_stride_info", e))?;
+        let hull = raw
+            .copy()
+            .and_then(|s| s.polyhedral_hull())
+            .and_then(IslSet::from_basic_set)
+            .map_err(|e| err("polyhedral_hull", e))?;
+        let step = stride.get_stride().map_err(|e| err("get_stride", e))?;
+        if !step.is_int().unwrap_or(false) || step.get_num_si().unwrap_or(1) <= 1 {
+            return Ok(self.wrap(hull));
+        }
+        let offset = stride.get_offset().map_err(|e| err("get_offset", e))?;
+        let on = offset
+            .get_domain_space()
+            .and_then(LocalSpace::from_space)
+            .and_then(|ls| Aff::var_on_domain(ls, DimType::Set, 0))
+            .and_then(|x| x.sub(offset))
+            .and_then(|d| d.mod_val(step))
+            .and_then(|d| d.zero_basic_set())
+            .and_then(IslSet::from_basic_set)
+            .map_err(|e| err("stride", e))?;
+        let raw = hull.intersect(on).map_err(|e| err("intersect", e))?;
         Ok(self.wrap(raw))
     }
 

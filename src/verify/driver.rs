@@ -654,13 +654,13 @@ mod tests {
         let d = drivers(&p, text, &options(false)).ok().unwrap();
         let inputs = |t: &str| {
             let start = t.find("int main").unwrap();
-            let end = t.find("  f(").unwrap();
+            let end = t.find("  f(").or(t.find("  __typeof__(f)")).unwrap();
             t[start..end].to_string()
         };
         assert_eq!(inputs(&d.reference), inputs(&d.generated));
         assert!(
             d.reference.contains(
-                "  f(gpucc_arg_n, gpucc_arg_alpha, (void *)gpucc_arg_A, (void *)gpucc_arg_x);"
+                "  gpucc_function(gpucc_arg_n, gpucc_arg_alpha, (void *)gpucc_arg_A, (void *)gpucc_arg_x);"
             ),
             "{}",
             d.reference
@@ -686,7 +686,7 @@ mod tests {
         let d = drivers(&p, text, &options(false)).ok().unwrap();
         assert!(
             d.reference
-                .contains("  f(67, (void *)gpucc_arg_A, (void *)gpucc_arg_B);"),
+                .contains("  gpucc_function(67, (void *)gpucc_arg_A, (void *)gpucc_arg_B);"),
             "{}",
             d.reference
         );
