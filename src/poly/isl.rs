@@ -283,7 +283,9 @@ impl Set {
     /// stride every value keeps (`{ [j] : 0 <= j < n, j % 3 = 0 }` for the values of a loop
     /// `j += 3`, also where some of them are missing). A launch runs a block for each of
     /// them, so the kernel may assume no more of its block variables; the hull also has no
-    /// disjunctions, which made isl's code generation take seconds.
+    /// disjunctions, which made isl's code generation take seconds. The hull is taken over
+    /// the parameters too, so parts far apart may leave it unbounded: a weaker assumption
+    /// (more guards), never a wrong one.
     pub fn progression_hull(&self) -> IslResult<Set> {
         let raw = self.copy_raw()?;
         let stride = raw
@@ -853,6 +855,39 @@ mod tests {
         assert_eq!(
             open.dim_range(0).unwrap(),
             (Bound::Finite(1), Bound::Infinite)
+        );
+    }
+
+    /// The hull of a loop's values covers them, keeps their stride and offset, and has no
+    /// disjunction left (a union whose parts are far apart in parameter space may lose
+    /// its bounds: a weaker assumption, so more guards, never fewer).
+    #[test]
+    fn progression_hull_keeps_the_stride() {
+        let ctx = Ctx::new();
+        let set = |t: &str| Set::parse(&ctx, t).unwrap();
+        let within = |a: &Set, b: &Set| a.subtract(b).unwrap().is_empty().unwrap();
+        let holes =
+            set("[n] -> { [j] : exists e: j = 3e + 1 and (1 <= j < 10 or n <= j < n + 10) }");
+        let hull = holes.progression_hull().unwrap();
+        assert!(within(&holes, &hull), "{hull}");
+        assert!(
+            within(&hull, &set("[n] -> { [j] : exists e: j = 3e + 1 }")),
+            "{hull}"
+        );
+        let gap =
+            set("[n] -> { [j] : 0 <= j < 10 and j mod 3 = 0 or 30 <= j < 40 and j mod 3 = 0 }");
+        let hull = gap.progression_hull().unwrap();
+        let expected = set("[n] -> { [j] : 0 <= j <= 39 and j mod 3 = 0 }");
+        assert!(
+            within(&hull, &expected) && within(&expected, &hull),
+            "{hull}"
+        );
+        let halves = set("[n] -> { [j] : 0 <= j < n or n <= j < 2n }");
+        let expected = set("[n] -> { [j] : 0 <= j < 2n }");
+        let hull = halves.progression_hull().unwrap();
+        assert!(
+            within(&hull, &expected) && within(&expected, &hull),
+            "{hull}"
         );
     }
 
