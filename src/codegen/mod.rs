@@ -518,7 +518,7 @@ pub fn kernel_names(t: &Transformed, kernel: &Kernel) -> KernelNames {
 /// loop that counts down is named `j` and runs over `-j`). In isl's texts a parameter and
 /// a tuple variable of one name are one value, so such a level gets a name of its own,
 /// `j_rev`.
-fn level_variable(t: &Transformed, kernel: &Kernel, l: LevelId) -> String {
+pub fn level_variable(t: &Transformed, kernel: &Kernel, l: LevelId) -> String {
     let name = &t.levels[l].name;
     let itself = Aff::var(crate::poly::affine::Var::Index(name.clone()));
     let clash = kernel.statements.iter().any(|&s| {
@@ -820,26 +820,9 @@ fn prologue(
             value,
         });
     }
-    // The grid is computed on the host, where a loop counting down keeps its level's name
-    // (`i`), which the kernel receives as `i_rev`.
-    let on_host: Vec<(String, String)> = kernel
-        .host_levels
-        .iter()
-        .zip(&names.host)
-        .filter(|(l, n)| t.levels[**l].name != **n)
-        .map(|(l, n)| (n.clone(), t.levels[*l].name.clone()))
-        .collect();
-    let grid = grid
-        .iter()
-        .map(|g| {
-            ir::rename(g, &|x| {
-                on_host
-                    .iter()
-                    .find(|(kernel_name, _)| kernel_name == x)
-                    .map(|(_, host_name)| host_name.clone())
-            })
-        })
-        .collect();
+    // The grid is in the kernel's names for the host loops (`i_rev`); each launch
+    // writes it with the values it passes for them (cuda::host), which isl may have folded
+    // into constants.
     Ok((vars, grid))
 }
 

@@ -437,10 +437,15 @@ fn launch_text(t: &Transformed, k: &KernelIr, host_values: &[Expr]) -> String {
     for v in host_values {
         args.push(print(&from_ir(v, &|n| CExpr::name(n))));
     }
+    // The grid in the values this launch passes for the host loops' variables.
+    let host_value = |n: &str| match k.host_vars.iter().position(|h| h == n) {
+        Some(i) => from_ir(&host_values[i], &|m| CExpr::name(m)),
+        None => CExpr::name(n),
+    };
     let grid: Vec<String> = k
         .grid
         .iter()
-        .map(|g| print(&from_ir(g, &|n| CExpr::name(n))))
+        .map(|g| print(&from_ir(g, &host_value)))
         .collect();
     let block: Vec<String> = k.block.iter().map(|b| b.to_string()).collect();
     let dims = |v: &[String]| {

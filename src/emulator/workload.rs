@@ -313,7 +313,7 @@ pub fn sites(t: &Transformed, g: &Generated, sizes: &[(String, i64)], sms: i64) 
     }
     let base = env;
     let mut launches: Vec<(usize, f64, Env)> = Vec::new();
-    host_launches(&g.host, &mut base.clone(), 1.0, &mut launches);
+    host_launches(g, &g.host, &mut base.clone(), 1.0, &mut launches);
     g.kernels
         .iter()
         .enumerate()
@@ -530,7 +530,13 @@ fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     }
 }
 
-fn host_launches(nodes: &[Node], env: &mut Env, mult: f64, out: &mut Vec<(usize, f64, Env)>) {
+fn host_launches(
+    g: &Generated,
+    nodes: &[Node],
+    env: &mut Env,
+    mult: f64,
+    out: &mut Vec<(usize, f64, Env)>,
+) {
     for n in nodes {
         match n {
             Node::For {
@@ -545,7 +551,7 @@ fn host_launches(nodes: &[Node], env: &mut Env, mult: f64, out: &mut Vec<(usize,
                 if let Some(m) = mid {
                     inner.set(var, m);
                 }
-                host_launches(body, &mut inner, mult * count, out);
+                host_launches(g, body, &mut inner, mult * count, out);
             }
             Node::If {
                 then_branch,
@@ -554,12 +560,21 @@ fn host_launches(nodes: &[Node], env: &mut Env, mult: f64, out: &mut Vec<(usize,
             } => match eval(cond, env) {
                 Some(0) => {
                     if let Some(b) = else_branch {
-                        host_launches(b, env, mult, out)
+                        host_launches(g, b, env, mult, out)
                     }
                 }
-                _ => host_launches(then_branch, env, mult, out),
+                _ => host_launches(g, then_branch, env, mult, out),
             },
-            Node::Launch { kernel, .. } => out.push((*kernel, mult, env.clone())),
+            Node::Launch { kernel, args } => {
+                // The kernel's names for the host loops (`i_rev`) take the values passed.
+                let mut at = env.clone();
+                for (name, value) in g.kernels[*kernel].host_vars.iter().zip(args) {
+                    if let Some(v) = eval(value, env) {
+                        at.set(name, v);
+                    }
+                }
+                out.push((*kernel, mult, at));
+            }
             Node::Instance { .. } => {}
         }
     }

@@ -279,7 +279,9 @@ fn make_copy(
             .map(Hw::Host)
             .or_else(|| kernel.blocks.iter().position(|x| x == l).map(Hw::Block));
         fixed.push(Fixed {
-            name: t.levels[*l].name.clone(),
+            // The kernel's name for the level: `i_rev` for a loop counting down, whose
+            // level runs over -i (named `i`, it would be the statements' `i`).
+            name: crate::codegen::level_variable(t, &kernel, *l),
             hw,
             level: Some(*l),
             values: scope

@@ -63,7 +63,8 @@ pub fn extent_within(
     outer: Option<&[LevelId]>,
 ) -> TResult<Option<i64>> {
     let ctx = Ctx::new();
-    let mut largest = 0i64;
+    // The pairs of each number of outer values (copies may sit under fewer loops).
+    let mut groups: Vec<(usize, Map)> = Vec::new();
     for s in t.statements_in(level) {
         let st = &t.statements[s];
         let k = t
@@ -89,7 +90,18 @@ pub fn extent_within(
         );
         let to_pair = Map::parse(&ctx, &text)?.intersect_domain(&Set::parse(&ctx, &st.domain)?)?;
         let pairs = to_pair.range_unwrapped()?;
-        let same_outer = pairs.reverse()?.apply_range(&pairs)?;
+        let arity = outer_values.len();
+        match groups.iter_mut().find(|(n, _)| *n == arity) {
+            Some((_, all)) => *all = all.union(&pairs)?,
+            None => groups.push((arity, pairs)),
+        }
+    }
+    // Over the statements at once: the loop runs over the union of their values (one
+    // statement under `if (j >= 1)`, one under `if (i + j < 5)`: 4 values each, 5 for the
+    // loop; counted per statement, unrolling dropped the fifth).
+    let mut largest = 0i64;
+    for (_, pairs) in &groups {
+        let same_outer = pairs.reverse()?.apply_range(pairs)?;
         let deltas = same_outer.deltas()?.project_out_params()?;
         if deltas.is_empty()? {
             continue;
