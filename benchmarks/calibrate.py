@@ -156,6 +156,23 @@ def nvidia_smi(query):
         return "unknown"
 
 
+def verify_time(stdout):
+    """What `gpucc verify --device gpu --time` printed: (the total microseconds, the
+    device, each kernel's launches and microseconds), or None if it printed no time."""
+    m = re.search(r"^kernel time: ([0-9.]+) us on (.+?) \(", stdout, re.M)
+    if not m:
+        return None
+    lines = stdout.splitlines()
+    after = next(i for i, l in enumerate(lines) if l.startswith("kernel time:")) + 1
+    kernels = []
+    for line in lines[after:]:
+        f = line.split()
+        if not line.startswith("  ") or len(f) < 5:
+            break
+        kernels.append({"kernel": f[0], "launches": int(f[1]), "us": float(f[-2])})
+    return float(m.group(1)), m.group(2), kernels
+
+
 def timing(args):
     gpucc = gpucc_path(args.gpucc)
     with open(os.path.join(SET_DIR, "set.json")) as f:
@@ -174,25 +191,17 @@ def timing(args):
             print(f"[{k + 1}/{len(entries)}] TIMED OUT {' '.join(entry_args(e))}", file=sys.stderr)
             write(args, rows, failures, device)
             continue
-        m = re.search(r"^kernel time: ([0-9.]+) us on (.+?) \(", r.stdout, re.M)
+        timed = verify_time(r.stdout)
         label = " ".join(entry_args(e))
-        if r.returncode != 0 or not m:
+        if r.returncode != 0 or not timed:
             failures.append({**e, "exit": r.returncode,
                              "report": (r.stdout + r.stderr).strip().splitlines()[-6:]})
             print(f"[{k + 1}/{len(entries)}] FAILED {label}", file=sys.stderr)
             write(args, rows, failures, device)
             continue
-        device = m.group(2)
-        lines = r.stdout.splitlines()
-        after = next(i for i, l in enumerate(lines) if l.startswith("kernel time:")) + 1
-        kernels = []
-        for line in lines[after:]:
-            f = line.split()
-            if not line.startswith("  ") or len(f) < 5:
-                break
-            kernels.append({"kernel": f[0], "launches": int(f[1]), "us": float(f[-2])})
-        rows.append({**e, "measured_us": float(m.group(1)), "kernels": kernels})
-        print(f"[{k + 1}/{len(entries)}] {float(m.group(1)):10.2f} us  {label}  "
+        total, device, kernels = timed
+        rows.append({**e, "measured_us": total, "kernels": kernels})
+        print(f"[{k + 1}/{len(entries)}] {total:10.2f} us  {label}  "
               f"({time.time() - start:.0f} s)", file=sys.stderr)
         write(args, rows, failures, device)
     path = write(args, rows, failures, device)

@@ -56,6 +56,7 @@ import tempfile
 import time
 
 from deps_time import ROOT, case_args, commit_label, cpu_model, write_result
+from calibrate import verify_time
 
 SOURCES = "benchmarks/vendor"
 GPU_RUNTIME = os.path.join(ROOT, "src", "verify", "gpu_runtime.h")
@@ -581,19 +582,12 @@ def run_verify(gpucc, p, variant, tmp, runs):
     rec["verify_s"] = round(time.perf_counter() - start, 1)
     if err:
         return {**rec, "status": "failed", "error": err}
-    m = re.search(r"^kernel time: ([0-9.]+) us on (.+?) \(", r.stdout, re.M)
-    if not m:
+    timed = verify_time(r.stdout)
+    if not timed:
         return {**rec, "status": "failed", "error": "gpucc verify printed no kernel time"}
-    lines = r.stdout.splitlines()
-    after = next(i for i, l in enumerate(lines) if l.startswith("kernel time:")) + 1
-    kernels = []
-    for line in lines[after:]:
-        f = line.split()
-        if not line.startswith("  ") or len(f) < 5:
-            break
-        kernels.append({"kernel": f[0], "launches": int(f[1]), "us": float(f[-2])})
+    total, _, kernels = timed
     return {**rec, "status": "measured", "method": "gpucc verify --device gpu --time",
-            "check": "verified against the C by gpucc verify", "time_us": float(m.group(1)),
+            "check": "verified against the C by gpucc verify", "time_us": total,
             "kernels": kernels}
 
 
