@@ -3,7 +3,7 @@
 //! the result is a plain Rust tree ([`AstNode`], [`AstExpr`]) that other stages can read
 //! without touching isl.
 
-use super::isl::{Ctx, IslError, IslResult, Set, UnionMap};
+use super::isl::{progression_step, Ctx, IslError, IslResult, Set, UnionMap};
 use isl_rs::{ASTExpr, ASTExprOpType, ASTExprType, ASTNode, Context, LibISLError, PwAff};
 use std::collections::HashMap;
 #[allow(non_camel_case_types)]
@@ -262,11 +262,7 @@ pub fn expr_from_pw_aff(ctx: &Ctx, context: &Set, pw_aff: &str) -> IslResult<Ast
 pub fn range_exprs(ctx: &Ctx, context: &Set, values: &Set) -> IslResult<(AstExpr, i64, AstExpr)> {
     let build = Build::new(ctx, context)?;
     let set = values.raw_copy()?;
-    let stride = set.get_stride(0).map_err(|e| err("get_stride", e))?;
-    let stride = match (stride.is_int(), stride.get_num_si()) {
-        (Ok(true), Ok(s)) if s > 1 => s,
-        _ => 1,
-    };
+    let stride = progression_step(&set.get_stride(0).map_err(|e| err("get_stride", e))?);
     let min = set
         .copy()
         .and_then(|s| s.dim_min(0))

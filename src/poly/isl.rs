@@ -82,6 +82,15 @@ extern "C" {
 
 /// A set dimension's name, if it has one (isl-rs 0.3.1 dereferences the null pointer isl
 /// returns for an unnamed dimension).
+/// A stride as isl gives it, as the step of a progression: the number when it is an
+/// integer above 1, else 1 (every integer).
+pub fn progression_step(stride: &Val) -> i64 {
+    match (stride.is_int(), stride.get_num_si()) {
+        (Ok(true), Ok(s)) if s > 1 => s,
+        _ => 1,
+    }
+}
+
 fn set_dim_name(set: &IslSet, t: DimType, pos: u32) -> Option<String> {
     let ptr = unsafe { isl_set_get_dim_name(set.ptr, t.to_i32(), pos) };
     if ptr.is_null() {
@@ -297,7 +306,7 @@ impl Set {
             .and_then(IslSet::from_basic_set)
             .map_err(|e| err("polyhedral_hull", e))?;
         let step = stride.get_stride().map_err(|e| err("get_stride", e))?;
-        if !step.is_int().unwrap_or(false) || step.get_num_si().unwrap_or(1) <= 1 {
+        if progression_step(&step) == 1 {
             return Ok(self.wrap(hull));
         }
         let offset = stride.get_offset().map_err(|e| err("get_offset", e))?;
