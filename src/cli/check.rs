@@ -29,7 +29,6 @@ const CHECK_SIZE: (f64, f64) = (67.0, 9.0);
 fn reduced_sizes(
     program: &Program,
     macros: &MacroTable,
-    given: &[(String, String)],
     limit: Option<i64>,
 ) -> Vec<(String, String)> {
     let depth = program.max_depth().max(1) as f64;
@@ -46,7 +45,7 @@ fn reduced_sizes(
     let mut sizes: Vec<(String, f64)> = Vec::new();
     for text in texts {
         for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-            if word.is_empty() || given.iter().any(|(n, _)| n == word) {
+            if word.is_empty() {
                 continue;
             }
             // `_PB_N` defined as `N`: the size to override is `N`, so that the arrays
@@ -152,11 +151,13 @@ pub(super) fn check_compiled(
         VerifySize::Full => return full(err, out),
         VerifySize::Reduced(limit) => limit,
     };
-    let reduced = reduced_sizes(compiled.program(), &compiled.macros, &a.input.define, limit);
+    let reduced = reduced_sizes(compiled.program(), &compiled.macros, limit);
     if reduced.is_empty() {
         return full(err, out);
     }
     let mut input = a.input.clone();
+    // A size given with -D is a size like a `#define`d one: the reduced value replaces it.
+    input.define.retain(|(n, _)| !reduced.iter().any(|(r, _)| r == n));
     input.define.extend(reduced.iter().cloned());
     let source = match &a.recipe {
         Some(path) => RecipeSource::File(path),
