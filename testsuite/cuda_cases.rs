@@ -4,7 +4,7 @@
 //! registers, shared memory and spills per kernel are the second snapshot.
 
 use crate::harness::{
-    case_args, case_files, compile_case, nvcc, relative, scratch_path, verify_cases,
+    case_args, case_files, compile_case, gpucc_on, nvcc, relative, scratch_path, verify_cases,
 };
 
 #[test]
@@ -97,4 +97,57 @@ fn nvcc_compiles_every_generated_file() {
             insta::assert_snapshot!("ptxas", summary.join("\n"));
         });
     });
+}
+
+/// Issue 19's measure of a GEMM's main loop without a GPU: FMAs per shared-memory load
+/// instruction in the SASS for sm_90 (every shared load of these kernels is in the main
+/// loop, and every FMA). The outer-product register tile with 16-byte aligned shared
+/// rows gives RI x RJ FMAs for RI + RJ values read 128 bits at a time: at least 8 for
+/// SGEMM, 4 for DGEMM (two doubles per load).
+#[test]
+fn gemm_main_loops_issue_many_fmas_per_shared_load() {
+    let Some(nvcc) = nvcc() else {
+        if std::env::var_os("GPUCC_SKIP_NVCC").is_some() {
+            eprintln!("nvcc not found and GPUCC_SKIP_NVCC is set: the SASS check is skipped");
+            return;
+        }
+        panic!("nvcc not found: run scripts/install-cuda-toolchain (or set GPUCC_NVCC, or GPUCC_SKIP_NVCC=1 to skip)");
+    };
+    let cuobjdump = nvcc.with_file_name("cuobjdump");
+    for (case, size, fma, least) in [
+        ("testsuite/cuda/sgemm_outer.c", "N=4096", "FFMA", 8.0),
+        ("testsuite/cuda/dgemm.c", "N=2048", "DFMA", 4.0),
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(case);
+        let cu = scratch_path("gemm-sass.cu");
+        let (code, _, err) = gpucc_on("compile", &path, &["-D", size, "-o", cu.to_str().unwrap()]);
+        assert_eq!(code, 0, "{case}: {err}");
+        let cubin = cu.with_extension("cubin");
+        let out = std::process::Command::new(&nvcc)
+            .args(["-arch", "sm_90", "-cubin", "-o"])
+            .arg(&cubin)
+            .arg(&cu)
+            .output()
+            .expect("nvcc runs");
+        assert!(out.status.success(), "{case}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = std::process::Command::new(&cuobjdump)
+            .arg("-sass")
+            .arg(&cubin)
+            .output()
+            .expect("cuobjdump runs");
+        let sass = String::from_utf8_lossy(&out.stdout);
+        let opcodes: Vec<&str> = sass
+            .lines()
+            .filter_map(|l| l.split("*/").nth(1))
+            .filter_map(|l| l.split_whitespace().find(|w| !w.starts_with('@')))
+            .collect();
+        let fmas = opcodes.iter().filter(|o| o.starts_with(fma)).count() as f64;
+        let loads = opcodes.iter().filter(|o| o.starts_with("LDS")).count() as f64;
+        assert!(loads > 0.0, "{case}: no shared-memory load in the SASS");
+        assert!(
+            fmas / loads >= least,
+            "{case} at {size}: {fmas} {fma} for {loads} LDS, {:.2} per load (at least {least})",
+            fmas / loads
+        );
+    }
 }

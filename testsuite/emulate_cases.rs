@@ -311,3 +311,30 @@ fn an_update_that_stays_put_along_the_inner_loop_is_kept_in_a_register() {
         "C in global memory: {in_memory} bytes; in registers: {in_registers}"
     );
 }
+
+/// No prediction is faster than the device allows (issue 19): every kernel of every
+/// recipe case takes at least its floor, the time its compulsory DRAM traffic takes at
+/// the device's bandwidth or its arithmetic at the pipes' peak, whichever is longer; and
+/// the floor of a kernel launched once is positive (it reads its arrays from DRAM).
+#[test]
+fn no_kernel_is_predicted_faster_than_the_device_allows() {
+    for path in case_files("cuda", "c") {
+        let case = relative(&path);
+        let mut args = vec![case.clone()];
+        args.extend(case_args(&path));
+        args.push("--ir-streams".into());
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let v = emulate_json(&argv);
+        for k in v["kernels"].as_array().unwrap() {
+            let time = k["predicted_time_us"].as_f64().unwrap();
+            let floor = k["floor_us"].as_f64().unwrap();
+            let launches = k["launches"].as_f64().unwrap().max(1.0);
+            assert!(floor > 0.0 || launches > 1.0, "{case}: kernel {} has no floor", k["name"]);
+            assert!(
+                time >= floor * launches,
+                "{case}: kernel {} predicted at {time:.2} us, below its floor {floor:.2} us x {launches} launches",
+                k["name"]
+            );
+        }
+    }
+}

@@ -295,6 +295,7 @@ fn json(
                 "register_copy_words": k.work.register_copy_words,
                 "dram_share": k.dram_share,
                 "footprint_bytes": k.work.footprint_bytes,
+                "floor_us": k.floor_us,
                 "bottleneck": k.bottleneck.as_ref().map(|b| b.label()),
                 "sensitivities": k.sensitivities.iter().map(|x| json!({
                     "resource": x.resource, "latency": x.latency, "gap": x.gap,

@@ -9,6 +9,7 @@
 
 pub mod kernel;
 pub mod ptxas;
+pub mod runs;
 pub mod saake;
 pub mod sass;
 pub mod streams;

@@ -734,16 +734,17 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
                         }),
                         scale,
                     ),
-                    Space::Shared => {
-                        let w = match nth(Space::Shared) {
-                            Some(Mem::Shared { wavefronts }) => wavefronts,
-                            _ => 1.0,
-                        };
-                        Mem::Shared {
-                            wavefronts: w * scale.max(1.0),
-                        }
-                    }
-                    Space::Local => Mem::Shared { wavefronts: 1.0 },
+                    // A 64- or 128-bit load of elements the IR reads one by one: the
+                    // passes of its lanes' wider spans, not the element's times the width.
+                    Space::Shared => match nth(Space::Shared) {
+                        Some(Mem::Shared { wavefronts, wide }) => Mem::shared(match scale {
+                            s if s == 2.0 => wide[0],
+                            s if s == 4.0 => wide[1],
+                            s => wavefronts * s.max(1.0),
+                        }),
+                        _ => Mem::shared(scale.max(1.0)),
+                    },
+                    Space::Local => Mem::shared(1.0),
                     Space::Constant => Mem::Constant,
                 };
                 Some(b.memory(m, deps))
@@ -932,7 +933,7 @@ _Z1kPKfPf:
                 words: 1.0,
                 region: "statement at line 3".to_string(),
                 global_loads: vec![global],
-                shared_loads: vec![Mem::Shared { wavefronts: 1.0 }],
+                shared_loads: vec![Mem::shared(1.0)],
                 ..LineWork::default()
             },
             LineWork {

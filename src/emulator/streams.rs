@@ -225,7 +225,7 @@ impl StreamBuilder {
                 };
                 self.push(pipe, vec![issue], sectors.round().max(1.0) as u32)
             }
-            Mem::Shared { wavefronts } => self.push(SHARED, after, wavefronts.round() as u32),
+            Mem::Shared { wavefronts, .. } => self.push(SHARED, after, wavefronts.round() as u32),
             // A constant-cache hit: about the latency of a shared-memory access.
             Mem::Constant => self.push(SHARED, after, 1),
         }
@@ -409,7 +409,7 @@ mod tests {
             },
             1.0,
         );
-        b.store(Mem::Shared { wavefronts: 1.0 }, 1.0);
+        b.store(Mem::shared(1.0), 1.0);
         b.end_instance();
         let op = |resource, deps: Vec<usize>, count| Instr::Op {
             resource,
@@ -503,7 +503,7 @@ mod tests {
             read_only,
         };
         let mut b = StreamBuilder::new(0.0, 0.0);
-        b.store(Mem::Shared { wavefronts: 1.0 }, 1.0); // 0
+        b.store(Mem::shared(1.0), 1.0); // 0
         b.end_instance();
         b.barrier(1.0); // 1
         b.load(global(false), 1.0); // 2, 3: from an array the kernel writes

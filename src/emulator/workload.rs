@@ -21,6 +21,8 @@ use crate::poly::ArrayKind;
 use crate::transform::datacopy::Memory;
 use crate::transform::{Placement, StmtKind, Transformed};
 
+use super::runs;
+
 /// How an index moves with threadIdx.x and .y (`None`: not affinely).
 type Step = Option<(i64, i64)>;
 
@@ -77,10 +79,24 @@ pub enum Mem {
         /// `__syncthreads()` (seen in the SASS of GEMV^T's staged tile).
         read_only: bool,
     },
-    /// Shared memory: the passes bank conflicts make (1 without conflicts).
-    Shared { wavefronts: f64 },
+    /// Shared memory: the passes bank conflicts make (1 without conflicts); `wide`, those
+    /// of the same access when each lane moves 2 and 4 elements from its own on (a 64- or
+    /// 128-bit load that nvcc made of consecutive elements).
+    Shared { wavefronts: f64, wide: [f64; 2] },
     /// Constant memory (a broadcast).
     Constant,
+}
+
+impl Mem {
+    /// A shared-memory access of `wavefronts` passes whose lanes' spans are not known:
+    /// a 64- or 128-bit load of it takes two or four times the passes (the lanes of a
+    /// conflict-free warp then cover 256 or 512 bytes).
+    pub fn shared(wavefronts: f64) -> Mem {
+        Mem::Shared {
+            wavefronts,
+            wide: [2.0 * wavefronts, 4.0 * wavefronts],
+        }
+    }
 }
 
 /// What L1 serves of a global read: the share of its sectors the SM's L1 holds already
@@ -221,7 +237,7 @@ impl Counts {
                 self.global_bytes += 32.0 * asked * mult;
                 self.int += mult;
             }
-            Mem::Shared { wavefronts } => {
+            Mem::Shared { wavefronts, .. } => {
                 self.shared_insts += mult;
                 self.shared_wavefronts += wavefronts * mult;
             }
@@ -793,6 +809,8 @@ fn walk_block(
         written: (0..t.program.arrays.len())
             .filter(|&a| t.writes(&t.kernels[k.kernel].statements, a))
             .collect(),
+        runs: std::cell::RefCell::new(std::collections::HashMap::new()),
+        planned: std::cell::RefCell::new(Vec::new()),
     };
     walker.nodes(&k.body, &mut env, 1.0, sink);
     let working_share = walker.active.get();
@@ -811,7 +829,7 @@ fn walk_block(
             },
             1.0,
         );
-        sink.load(Mem::Shared { wavefronts: 1.0 }, 2.0);
+        sink.load(Mem::shared(1.0), 2.0);
         sink.barrier(1.0);
         sink.atomic(1.0 / warps);
         sink.end_instance();
@@ -881,6 +899,10 @@ struct Walker<'a> {
     masks: std::cell::RefCell<Vec<(*const Expr, Mask)>>,
     /// The arrays the kernel writes.
     written: Vec<usize>,
+    /// Per statement in a straight-line run, its shared reads as nvcc loads them
+    /// ([`runs::plan`]); the node lists planned (by their first node's address).
+    runs: std::cell::RefCell<std::collections::HashMap<*const Node, std::rc::Rc<runs::Reads>>>,
+    planned: std::cell::RefCell<Vec<*const Node>>,
 }
 
 /// The threads of a launch, for guards that depend on where a thread is.
@@ -1108,6 +1130,12 @@ impl<'a> Walker<'a> {
     }
 
     fn nodes(&self, nodes: &'a [Node], env: &mut Env, mult: f64, sink: &mut dyn Sink) {
+        if !self.planned.borrow().contains(&nodes.as_ptr()) {
+            self.planned.borrow_mut().push(nodes.as_ptr());
+            let plan = runs::plan(self.t, nodes);
+            let mut runs = self.runs.borrow_mut();
+            runs.extend(plan.into_iter().map(|(k, v)| (k, std::rc::Rc::new(v))));
+        }
         for n in nodes {
             if sink.full() {
                 return;
@@ -1240,7 +1268,8 @@ impl<'a> Walker<'a> {
                         let words = self.words(*statement);
                         sink.node(std::ptr::from_ref(n) as usize, mult, None, words);
                     }
-                    self.instance(*statement, args, env, mult, sink);
+                    let reads = self.runs.borrow().get(&std::ptr::from_ref(n)).cloned();
+                    self.instance(*statement, args, env, mult, sink, reads.as_deref());
                     sink.end_instance();
                 }
                 Node::Launch { .. } => {}
@@ -1276,7 +1305,17 @@ impl<'a> Walker<'a> {
         })
     }
 
-    fn instance(&self, s: usize, args: &[Expr], env: &Env, mult: f64, sink: &mut dyn Sink) {
+    /// Walks one statement instance; `planned` gives its shared reads as nvcc loads them in
+    /// a straight-line run ([`runs::plan`]).
+    fn instance(
+        &self,
+        s: usize,
+        args: &[Expr],
+        env: &Env,
+        mult: f64,
+        sink: &mut dyn Sink,
+        planned: Option<&runs::Reads>,
+    ) {
         let t = self.t;
         let st = &t.statements[s];
         sink.region(&|| match st.kind {
@@ -1398,8 +1437,17 @@ impl<'a> Walker<'a> {
                     let elem = array.elem.size_bytes() as i64;
                     if let Some((_, copy, coefs)) = rewritten.iter().find(|(x, _, _)| *x == a) {
                         let copy = &t.copies[*copy];
-                        return (copy.memory == Memory::Shared)
-                            .then(|| self.shared(linearize(coefs, &copy.dims), elem));
+                        if copy.memory != Memory::Shared {
+                            return None;
+                        }
+                        let stride = linearize(coefs, &copy.dims);
+                        return match planned.and_then(|p| p.iter().find(|(x, _)| *x == a)) {
+                            Some((_, 0)) => None,
+                            Some(&(_, words)) if words > 1 => Some(Mem::shared(
+                                lanes_of(stride, self.block, elem, words as i64 * elem).wavefronts,
+                            )),
+                            _ => Some(self.shared(stride, elem)),
+                        };
                     }
                     if array.is_scalar() || matches!(array.kind, ArrayKind::Private { .. }) {
                         return None;
@@ -1479,11 +1527,21 @@ impl<'a> Walker<'a> {
                 }
                 let ty = p.arrays[p.accesses[statement.write].array].elem;
                 let ops = self.statement(id).0;
+                // In a straight-line run, nvcc addresses shared and register elements with
+                // immediate offsets: no address arithmetic for them.
+                let index = match planned {
+                    Some(_) => {
+                        let accesses = statement.reads.iter().chain([&statement.write]);
+                        let free = accesses.filter(|&&a| place(a).is_none_or(|m| matches!(m, Mem::Shared { .. }))).count();
+                        ops.index.saturating_sub(free as u32)
+                    }
+                    None => ops.index,
+                };
                 let mut a = Arith {
                     special: ops.special,
                     // Range reduction and the like around each special function.
                     fp32: 4 * ops.special,
-                    int: ops.index,
+                    int: index,
                     fp64: 0,
                     update: None,
                 };
@@ -1541,8 +1599,10 @@ impl<'a> Walker<'a> {
     }
 
     fn shared(&self, stride: Step, elem: i64) -> Mem {
+        let wide = |k: i64| lanes_of(stride, self.block, elem, k * elem).wavefronts;
         Mem::Shared {
             wavefronts: self.lanes(stride, elem).wavefronts,
+            wide: [wide(2), wide(4)],
         }
     }
 }
@@ -1593,6 +1653,12 @@ pub struct Lanes {
 /// The cost of a warp's access whose element moves by `stride` elements along threadIdx.x
 /// and .y. Not affine: every lane its own sector and its own pass, all of it asked for.
 pub fn lanes(stride: Option<(i64, i64)>, block: &[i64], elem: i64) -> Lanes {
+    lanes_of(stride, block, elem, elem)
+}
+
+/// [`lanes`] of an access whose lanes each move `bytes` from their element on (a 64- or
+/// 128-bit load of consecutive elements of size `elem`).
+pub fn lanes_of(stride: Option<(i64, i64)>, block: &[i64], elem: i64, bytes: i64) -> Lanes {
     let Some((sx, sy)) = stride else {
         return Lanes {
             sectors: 32.0,
@@ -1611,9 +1677,9 @@ pub fn lanes(stride: Option<(i64, i64)>, block: &[i64], elem: i64) -> Lanes {
         let addr = (sx * tx + sy * ty) * elem;
         addrs.push(addr);
         let first = addr.div_euclid(32);
-        let last = (addr + elem - 1).div_euclid(32);
+        let last = (addr + bytes - 1).div_euclid(32);
         sectors.extend(first..=last);
-        words.extend(addr.div_euclid(4)..(addr + elem).div_euclid(4).max(addr.div_euclid(4) + 1));
+        words.extend(addr.div_euclid(4)..(addr + bytes).div_euclid(4).max(addr.div_euclid(4) + 1));
     }
     sectors.sort_unstable();
     sectors.dedup();
@@ -1630,7 +1696,7 @@ pub fn lanes(stride: Option<(i64, i64)>, block: &[i64], elem: i64) -> Lanes {
     Lanes {
         sectors,
         wavefronts: wavefronts as f64,
-        asked: ((addrs.len() as i64 * elem) as f64 / 32.0).min(sectors),
+        asked: ((addrs.len() as i64 * bytes) as f64 / 32.0).min(sectors),
     }
 }
 
@@ -1938,6 +2004,16 @@ mod tests {
         );
         // Doubles: eight sectors, and two words per lane spread over the banks.
         assert_eq!(lanes(Some((1, 0)), &[32], 8).sectors, 8.0);
+    }
+
+    #[test]
+    fn a_128_bit_shared_load_costs_the_passes_of_its_spans() {
+        // An outer-product tile's B_shared[k][4 * tx + q], q = 0..3, as one LDS.128: 16
+        // lanes read 256 consecutive bytes, two passes (not four times one load's two).
+        assert_eq!(lanes(Some((4, 0)), &[16, 16], 4).wavefronts, 2.0);
+        assert_eq!(lanes_of(Some((4, 0)), &[16, 16], 4, 16).wavefronts, 2.0);
+        // Two rows of lanes reading one span each: one pass.
+        assert_eq!(lanes_of(Some((0, 80)), &[16, 16], 4, 16).wavefronts, 1.0);
     }
 
     #[test]

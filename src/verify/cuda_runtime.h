@@ -427,7 +427,10 @@ inline void gpucc_release_shuffles(gpucc_fiber *fibers, size_t n) {
 
 // Runs one block: all threads as fibers, from barrier to barrier.
 inline void gpucc_run_fibers(gpucc_fiber *fibers, size_t n) {
-  const size_t stack_size = 256 * 1024;
+  // A fully unrolled register-tiled kernel compiled at -O0 (large files are) gives each
+  // of its thousand statements' temporaries a slot of its own: 256 KB overflowed for an
+  // 8 x 8 tile with 16 k steps. Pages never touched cost nothing.
+  const size_t stack_size = 4 * 1024 * 1024;
   for (size_t t = 0; t < n; t++) {
     gpucc_fiber &f = fibers[t];
     f.done = false;

@@ -1,0 +1,175 @@
+//! Shared-memory reads in a straight-line run of statements, as nvcc compiles them.
+//!
+//! After `unroll_to_depth`, a register-tiled kernel's main loop body is a run of
+//! statements such as `C_reg[r][q] += A_shared[8 * ty + r][k] * B_shared[k][8 * tx + q]`:
+//! each reads two shared elements, but nvcc loads each distinct element once per run and
+//! keeps it in a register (the outer-product form: RT_I + RT_J loads feed RT_I x RT_J
+//! FMAs), and merges the loads of consecutive, aligned elements into one 64- or 128-bit
+//! load (`LDS.64`, `LDS.128`; checked in the SASS of `recipes/sgemm.lua`). Counting one
+//! load per statement would make such kernels look shared-memory bound by a factor of
+//! the tile size.
+//!
+//! [`plan`] finds, for each statement of a run, which of its shared reads load and how
+//! many 32-bit words each moves (0: the value is in a register already). A run ends at a
+//! barrier, at a copy (it stores to the temporaries), and at anything but a statement.
+
+use std::collections::HashMap;
+
+use crate::codegen::ir::{self, Node};
+use crate::transform::datacopy::Memory;
+use crate::transform::{StmtKind, Transformed};
+
+/// Per rewritten shared read of a statement (its access), the words its load moves (0:
+/// none, the value is in a register).
+pub type Reads = Vec<(usize, u32)>;
+
+/// A subscript as a linear form: its terms (sorted) and its constant.
+type Linear = (Vec<(String, i64)>, i64);
+
+/// One shared element as a thread names it: the copy and its subscripts.
+type Element = (usize, Vec<Linear>);
+
+/// The widest load nvcc makes, in bytes.
+const WIDEST: i64 = 16;
+
+/// The reads of every statement of `nodes` that is in a run of two or more, keyed by the
+/// statement's node.
+pub fn plan(t: &Transformed, nodes: &[Node]) -> HashMap<*const Node, Reads> {
+    let mut out = HashMap::new();
+    let mut run: Vec<(&Node, Vec<(usize, Option<Element>)>)> = Vec::new();
+    for n in nodes {
+        let reads = match n {
+            Node::Instance { statement, args } => match t.statements[*statement].kind {
+                StmtKind::Compute(_) => Some(shared_reads(t, *statement, args)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match reads {
+            Some(r) => run.push((n, r)),
+            None => flush(t, &mut run, &mut out),
+        }
+    }
+    flush(t, &mut run, &mut out);
+    out
+}
+
+/// The statement's reads that go to a shared copy, each with its element (`None`: a
+/// subscript that is not linear, loaded on its own).
+fn shared_reads(t: &Transformed, s: usize, args: &[ir::Expr]) -> Vec<(usize, Option<Element>)> {
+    let StmtKind::Compute(id) = t.statements[s].kind else {
+        return Vec::new();
+    };
+    let write = t.program.statements[id].write;
+    let mut at = t.statements[s].iterators.len();
+    let mut out = Vec::new();
+    for (copy, a, index) in t.copy_indices(s) {
+        let subs = &args[at..at + index.len()];
+        at += index.len();
+        if t.copies[copy].memory != Memory::Shared || a == write {
+            continue;
+        }
+        let element = subs
+            .iter()
+            .map(|e| {
+                ir::linear(e).map(|(mut terms, c)| {
+                    terms.retain(|(_, k)| *k != 0);
+                    terms.sort();
+                    (terms, c)
+                })
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|subs| (copy, subs));
+        out.push((a, element));
+    }
+    out
+}
+
+/// Plans the run and empties it.
+fn flush(
+    t: &Transformed,
+    run: &mut Vec<(&Node, Vec<(usize, Option<Element>)>)>,
+    out: &mut HashMap<*const Node, Reads>,
+) {
+    let run = std::mem::take(run);
+    if run.len() < 2 {
+        return;
+    }
+    // Every distinct element, in the order of its first read.
+    let mut distinct: Vec<&Element> = Vec::new();
+    for (_, reads) in run.iter() {
+        for e in reads.iter().filter_map(|(_, e)| e.as_ref()) {
+            if !distinct.contains(&e) {
+                distinct.push(e);
+            }
+        }
+    }
+    // The words each element's load moves: the first of an aligned group of consecutive
+    // elements loads the group, the others nothing.
+    let mut words: HashMap<&Element, u32> = HashMap::new();
+    for &e in &distinct {
+        if words.contains_key(e) {
+            continue;
+        }
+        let group = widest_group(t, e, &distinct);
+        for (k, member) in group.iter().enumerate() {
+            words.insert(*member, if k == 0 { group.len() as u32 } else { 0 });
+        }
+    }
+    let mut loaded: Vec<&Element> = Vec::new();
+    for (node, reads) in &run {
+        let plan = reads
+            .iter()
+            .map(|(a, e)| match e {
+                None => (*a, 1),
+                Some(e) if loaded.contains(&e) => (*a, 0),
+                Some(e) => {
+                    loaded.push(e);
+                    (*a, words[e])
+                }
+            })
+            .collect();
+        out.insert(std::ptr::from_ref(*node), plan);
+    }
+}
+
+/// The aligned group of consecutive elements `e` belongs to that one load can move, `e`
+/// first (just `e` when there is none): 2 or 4 elements of 4 bytes, 2 of 8, when each
+/// is read in the run and the first's address is a multiple of the group's size in every
+/// thread (every coefficient of the last subscript and the row's length multiples of the
+/// group's length; shared arrays are 16-byte aligned).
+fn widest_group<'e>(t: &Transformed, e: &'e Element, distinct: &[&'e Element]) -> Vec<&'e Element> {
+    let (copy, subs) = e;
+    let c = &t.copies[*copy];
+    let elem = t.program.arrays[c.array].elem.size_bytes() as i64;
+    let Some((last_terms, last)) = subs.last() else {
+        return vec![e];
+    };
+    let row = if c.dims.len() > 1 { c.dims[c.dims.len() - 1] } else { 0 };
+    let mut width = WIDEST / elem.max(1);
+    while width >= 2 {
+        let aligned = last_terms.iter().all(|(_, k)| k % width == 0) && row % width == 0;
+        if aligned {
+            let base = last - last.rem_euclid(width);
+            let members: Option<Vec<&Element>> = (0..width)
+                .map(|k| {
+                    distinct.iter().copied().find(|x| {
+                        x.0 == *copy
+                            && x.1[..x.1.len() - 1] == subs[..subs.len() - 1]
+                            && x.1.last().is_some_and(|(terms, c)| {
+                                terms == last_terms && *c == base + k
+                            })
+                    })
+                })
+                .collect();
+            if let Some(mut members) = members {
+                // `e` first: it is read first, its load brings the group.
+                members.retain(|m| *m != e);
+                members.insert(0, e);
+                return members;
+            }
+        }
+        width /= 2;
+    }
+    vec![e]
+}
