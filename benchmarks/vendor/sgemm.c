@@ -1,4 +1,4 @@
-// gpucc-args: --recipe recipes/sgemm.lua
+// gpucc-args: --recipe recipes/sgemm_outer.lua
 // benchmarks/vendor.py: single-precision matrix product C += A B, row-major, C of M x N,
 // A of M x K, B of K x N (as testsuite/cuda/sgemm.c, with the three sizes apart so that
 // -D M=4096 -D N=1024 -D K=4096 makes a rectangular product).
