@@ -8,7 +8,7 @@
       benchmarks/calibration/<kernel>/ and the list to benchmarks/calibration/set.json.
       Every entry is compiled once (gpucc, --no-verify) to be sure it is legal.
 
-  python3 benchmarks/calibrate.py time [--runs 10] [-o FILE]
+  python3 benchmarks/calibrate.py time [--runs 10] [-o FILE] [--set SET.json]
       (a machine with a GPU) For every entry of set.json, `gpucc verify --device gpu --time`:
       nvcc builds the .cu, it runs on the GPU, its arrays are compared with the C's, and
       each launch is timed with CUDA events (a warm-up, then the median of --runs runs).
@@ -22,7 +22,10 @@
       geometric-mean relative error against the times in benchmarks/calibration/accuracy.json.
       testsuite/calibration_cases.rs computes the same and fails if they are worse.
       With --sass: emulates the SASS instead (nvcc and nvdisasm needed; registers from
-      ptxas), recorded in benchmarks/calibration/accuracy-sass.json.
+      ptxas), recorded in benchmarks/calibration/accuracy-sass.json. RESULTS may also be
+      a `benchmarks/vendor.py --mode gpu` results file: its shipped-recipe variants
+      (register-tiled GEMMs, GEMV, transpose, Jacobi at full size) are the timed entries,
+      recorded in accuracy-vendor.json (accuracy-vendor-sass.json with --sass).
 """
 import argparse
 import datetime
@@ -175,7 +178,7 @@ def verify_time(stdout):
 
 def timing(args):
     gpucc = gpucc_path(args.gpucc)
-    with open(os.path.join(SET_DIR, "set.json")) as f:
+    with open(args.set or os.path.join(SET_DIR, "set.json")) as f:
         entries = json.load(f)["entries"][:args.limit]
     rows, failures = [], []
     device = None
@@ -212,7 +215,7 @@ def timing(args):
 def write(args, rows, failures, device):
     """Writes what was measured so far (after every entry: a run cut short keeps it)."""
     doc = {
-        "what": "kernel times of the calibration set (benchmarks/calibration/set.json): "
+        "what": f"kernel times of the calibration set ({os.path.relpath(args.set, ROOT) if args.set else 'benchmarks/calibration/set.json'}): "
                 "gpucc verify --device gpu --time, CUDA events, each launch's median summed",
         "device": device or nvidia_smi("name"),
         "driver": nvidia_smi("driver_version"),
@@ -250,25 +253,40 @@ def spearman(a, b):
     return cov / math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
 
 
+def timed_entries(results):
+    """(gpucc emulate's arguments, measured microseconds) of every timed entry of a
+    calibration results file, or of the shipped-recipe variants of a vendor.py one."""
+    out = []
+    for e in results["entries"]:
+        if "measured_us" in e:
+            out.append((entry_args(e), e["measured_us"]))
+            continue
+        v = e.get("variants", {}).get("recipe", {})
+        if v.get("status") == "measured" and e.get("recipe"):
+            d = [f"{k}={x}" for k, x in e["defines"].items()]
+            out.append(([e["source"], *defines(d), "--recipe", e["recipe"]], v["time_us"]))
+    return out
+
+
 def accuracy(args):
     gpucc = gpucc_path(args.gpucc)
     with open(args.results) as f:
         results = json.load(f)
     measured, predicted = [], []
     mode = [] if args.sass else ["--estimate-registers"]
-    for e in results["entries"]:
-        r = subprocess.run([gpucc, "emulate", *entry_args(e), *mode, "--json"],
+    for cmd, us in timed_entries(results):
+        r = subprocess.run([gpucc, "emulate", *cmd, *mode, "--json"],
                            cwd=ROOT, capture_output=True, text=True)
         if r.returncode != 0:
-            sys.exit(f"gpucc emulate {' '.join(entry_args(e))} failed:\n{r.stderr}")
+            sys.exit(f"gpucc emulate {' '.join(cmd)} failed:\n{r.stderr}")
         out = json.loads(r.stdout)
         if args.sass and out["instruction_source"] != "SASS":
-            sys.exit(f"gpucc emulate {' '.join(entry_args(e))}: {out['instruction_streams']}")
+            sys.exit(f"gpucc emulate {' '.join(cmd)}: {out['instruction_streams']}")
         p = out["predicted_time_us"]
-        measured.append(e["measured_us"])
+        measured.append(us)
         predicted.append(p)
-        print(f"{e['measured_us']:12.2f} us measured {p:12.2f} us predicted  "
-              f"{' '.join(entry_args(e))}", file=sys.stderr)
+        print(f"{us:12.2f} us measured {p:12.2f} us predicted  {' '.join(cmd)}",
+              file=sys.stderr)
     rho = spearman(measured, predicted)
     errors = [max(abs(p - m) / m, 1e-9) for m, p in zip(measured, predicted)]
     geomean = math.exp(sum(math.log(x) for x in errors) / len(errors))
@@ -283,7 +301,8 @@ def accuracy(args):
                "on every timed entry; testsuite/calibration_cases.rs fails if its figures "
                "are worse than these",
     }
-    name = "accuracy-sass.json" if args.sass else "accuracy.json"
+    vendor = "vendor" in os.path.basename(args.results)
+    name = "accuracy" + ("-vendor" if vendor else "") + ("-sass" if args.sass else "") + ".json"
     with open(os.path.join(SET_DIR, name), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
@@ -301,6 +320,8 @@ def main():
     t.add_argument("-o", "--output")
     t.add_argument("--limit", type=int, help="only the first N entries (a smoke test)")
     t.add_argument("--timeout", type=int, default=90, help="seconds for one entry")
+    t.add_argument("--set", help="the entries to time (default: benchmarks/calibration/set.json; "
+                   "benchmarks/calibration/outer/set.json: the outer-product GEMMs of issue 19)")
     a = sub.add_parser("accuracy")
     a.add_argument("results")
     a.add_argument("--sass", action="store_true",

@@ -4,7 +4,9 @@
 //! geometric-mean relative error of the predictions must be no worse than the figures
 //! recorded with the data (`calibrate.py accuracy`): with instruction streams from the
 //! kernel IR (as the strategy generator ranks), and from the SASS where nvcc is installed
-//! (`calibrate.py accuracy --sass`).
+//! (`calibrate.py accuracy --sass`). The same for the shipped recipes timed at full size
+//! by `benchmarks/vendor.py --mode gpu` (the register-tiled GEMMs of issue 19 among them),
+//! against `accuracy-vendor.json` and `accuracy-vendor-sass.json`.
 
 use crate::harness::gpucc;
 use std::path::Path;
@@ -63,14 +65,24 @@ fn the_emulator_on_sass_streams_ranks_and_predicts_the_h100_timings_as_recorded(
     against_the_timings("accuracy-sass.json", "");
 }
 
-/// Emulates every timed entry (`mode`: `gpucc emulate`'s option, or none) and holds the
-/// figures to those recorded in `benchmarks/calibration/<recorded>`.
-fn against_the_timings(recorded: &str, mode: &str) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let recorded = json(&root.join("benchmarks/calibration").join(recorded));
-    let results = json(&root.join(recorded["results"].as_str().unwrap()));
-    let entries = results["entries"].as_array().unwrap();
-    assert!(entries.len() >= 60, "{} timed variants", entries.len());
+#[test]
+fn the_emulator_ranks_and_predicts_the_shipped_recipes_h100_timings_as_recorded() {
+    against_the_timings("accuracy-vendor.json", "--estimate-registers");
+}
+
+#[test]
+fn the_emulator_on_sass_streams_predicts_the_shipped_recipes_h100_timings_as_recorded() {
+    if crate::harness::nvcc().is_none() {
+        eprintln!("nvcc not found: the SASS streams' accuracy is not checked");
+        return;
+    }
+    against_the_timings("accuracy-vendor-sass.json", "");
+}
+
+/// `gpucc emulate`'s arguments and the measured microseconds of every timed entry of a
+/// results file: a calibration set's (`measured_us`), or the shipped-recipe variants of a
+/// `vendor.py` file.
+fn timed_entries(results: &serde_json::Value) -> Vec<(Vec<String>, f64)> {
     let strings = |v: &serde_json::Value| -> Vec<String> {
         v.as_array()
             .unwrap()
@@ -78,6 +90,42 @@ fn against_the_timings(recorded: &str, mode: &str) {
             .map(|x| x.as_str().unwrap().to_string())
             .collect()
     };
+    let mut out = Vec::new();
+    for e in results["entries"].as_array().unwrap() {
+        if let Some(us) = e["measured_us"].as_f64() {
+            let mut args = vec![e["file"].as_str().unwrap().to_string()];
+            for d in strings(&e["defines"]) {
+                args.extend(["-D".to_string(), d]);
+            }
+            args.extend(["--recipe".to_string(), e["recipe"].as_str().unwrap().to_string()]);
+            for p in strings(&e["params"]) {
+                args.extend(["-P".to_string(), p]);
+            }
+            out.push((args, us));
+            continue;
+        }
+        let v = &e["variants"]["recipe"];
+        if v["status"] != "measured" || !e["recipe"].is_string() {
+            continue;
+        }
+        let mut args = vec![e["source"].as_str().unwrap().to_string()];
+        for (name, value) in e["defines"].as_object().unwrap() {
+            args.extend(["-D".to_string(), format!("{name}={value}")]);
+        }
+        args.extend(["--recipe".to_string(), e["recipe"].as_str().unwrap().to_string()]);
+        out.push((args, v["time_us"].as_f64().unwrap()));
+    }
+    out
+}
+
+/// Emulates every timed entry (`mode`: `gpucc emulate`'s option, or none) and holds the
+/// figures to those recorded in `benchmarks/calibration/<recorded>`.
+fn against_the_timings(recorded: &str, mode: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let recorded = json(&root.join("benchmarks/calibration").join(recorded));
+    let results = json(&root.join(recorded["results"].as_str().unwrap()));
+    let entries = timed_entries(&results);
+    assert!(entries.len() >= 20, "{} timed variants", entries.len());
     // Two workers: each emulation is a compile and an emulation.
     let next = std::sync::atomic::AtomicUsize::new(0);
     let predicted = std::sync::Mutex::new(vec![0.0; entries.len()]);
@@ -85,21 +133,9 @@ fn against_the_timings(recorded: &str, mode: &str) {
         for _ in 0..2 {
             scope.spawn(|| loop {
                 let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(e) = entries.get(k) else { break };
-                let mut args = vec![
-                    "emulate".to_string(),
-                    e["file"].as_str().unwrap().to_string(),
-                ];
-                for d in strings(&e["defines"]) {
-                    args.extend(["-D".to_string(), d]);
-                }
-                args.extend([
-                    "--recipe".to_string(),
-                    e["recipe"].as_str().unwrap().to_string(),
-                ]);
-                for p in strings(&e["params"]) {
-                    args.extend(["-P".to_string(), p]);
-                }
+                let Some((entry, _)) = entries.get(k) else { break };
+                let mut args = vec!["emulate".to_string()];
+                args.extend(entry.iter().cloned());
                 args.push("--json".to_string());
                 if !mode.is_empty() {
                     args.push(mode.to_string());
@@ -112,10 +148,7 @@ fn against_the_timings(recorded: &str, mode: &str) {
         }
     });
     let predicted = predicted.into_inner().unwrap();
-    let measured: Vec<f64> = entries
-        .iter()
-        .map(|e| e["measured_us"].as_f64().unwrap())
-        .collect();
+    let measured: Vec<f64> = entries.iter().map(|(_, us)| *us).collect();
     let rho = spearman(&measured, &predicted);
     let log_mean = measured
         .iter()

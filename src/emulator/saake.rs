@@ -57,6 +57,30 @@ pub enum Instr {
     Barrier,
 }
 
+/// The part of `stream` from instruction `from` on, as a stream of its own: dependences
+/// on instructions before `from` are taken as met.
+pub fn tail(stream: &[Instr], from: usize) -> Vec<Instr> {
+    stream[from.min(stream.len())..]
+        .iter()
+        .map(|i| match i {
+            Instr::Op {
+                resource,
+                deps,
+                count,
+            } => Instr::Op {
+                resource: *resource,
+                deps: deps
+                    .iter()
+                    .filter(|&&d| d >= from)
+                    .map(|d| d - from)
+                    .collect(),
+                count: *count,
+            },
+            Instr::Barrier => Instr::Barrier,
+        })
+        .collect()
+}
+
 /// What runs on one SM: `blocks` blocks of `warps_per_block` warps, every warp running
 /// `stream`.
 #[derive(Clone, Debug)]
@@ -556,6 +580,21 @@ pub fn region_sensitivities(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_streams_tail_keeps_its_own_dependences_renumbered() {
+        let op = |deps: Vec<usize>| Instr::Op {
+            resource: 0,
+            deps,
+            count: 1,
+        };
+        let stream = vec![op(vec![]), op(vec![0]), Instr::Barrier, op(vec![0, 1, 2])];
+        assert_eq!(
+            tail(&stream, 1),
+            vec![op(vec![]), Instr::Barrier, op(vec![0, 1])]
+        );
+        assert_eq!(tail(&stream, 9), Vec::<Instr>::new());
+    }
 
     /// `chains` independent warps, each `phases` instructions on one resource, each
     /// depending on the one before: §3.2's setting (C = chains, P = phases).

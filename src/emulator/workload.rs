@@ -644,7 +644,11 @@ fn kernel_work(
         // least squares: 21.9 + 2.33 per word, 9.0), and by 1.1 once both are counted
         // as at least 32, what occupancy sees (benchmarks/registers.py,
         // benchmarks/results/registers-2026-11-23-9adbc76+changes.json).
-        registers: (24 + 2 * register_words).min(255),
+        // Large tiles (32 words and more) are counted at 2 per word alone, as ptxas
+        // counts the outer-product tiles of issue 19 (32 words: 64, 64 words: 128; 24 +
+        // 2 per word said 152, one block per SM instead of two); the 24 fade out in
+        // between.
+        registers: register_estimate(register_words),
         register_copy_words: register_words,
         per_thread: counts,
     }
@@ -1443,9 +1447,17 @@ impl<'a> Walker<'a> {
                         let stride = linearize(coefs, &copy.dims);
                         return match planned.and_then(|p| p.iter().find(|(x, _)| *x == a)) {
                             Some((_, 0)) => None,
-                            Some(&(_, words)) if words > 1 => Some(Mem::shared(
-                                lanes_of(stride, self.block, elem, words as i64 * elem).wavefronts,
-                            )),
+                            // A run's wide load: its own passes; `wide` stays that of
+                            // the element's (what the SASS's 64- and 128-bit loads of
+                            // it take).
+                            Some(&(_, words)) if words > 1 => match self.shared(stride, elem) {
+                                Mem::Shared { wide, .. } => Some(Mem::Shared {
+                                    wavefronts: lanes_of(stride, self.block, elem, words as i64 * elem)
+                                        .wavefronts,
+                                    wide,
+                                }),
+                                m => Some(m),
+                            },
                             _ => Some(self.shared(stride, elem)),
                         };
                     }
@@ -1605,6 +1617,12 @@ impl<'a> Walker<'a> {
             wide: [wide(2), wide(4)],
         }
     }
+}
+
+/// Registers per thread of a kernel whose register tiles hold `words` 32-bit words.
+fn register_estimate(words: i64) -> i64 {
+    let overhead = (24 * (32 - words)).max(0) / 32;
+    (overhead + 2 * words).min(255)
 }
 
 /// The extents of an array's dimensions at the problem size (1 when unknown).

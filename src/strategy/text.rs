@@ -177,6 +177,10 @@ fn write_nest(
         write_sum(r, p, names, stmts, v, sfx, kernel, several);
         return;
     }
+    if v.register_tiled() {
+        write_outer(r, p, names, stmts, v, sfx, kernel, several);
+        return;
+    }
     let tiled: Vec<(LoopId, &str)> = std::iter::once((part.x, "TX"))
         .chain(part.y.map(|y| (y, "TY")))
         .chain(v.placement.tiled.map(|k| (k, "TK")))
@@ -265,10 +269,31 @@ fn write_nest(
         quoted(&threads)
     );
     let copy_level = k_control.unwrap_or_else(|| "tx".to_string());
+    write_copies(r, p, v, &copy_level, |a| {
+        if p.arrays[a].extents.len() >= 2 {
+            -16
+        } else {
+            0
+        }
+    });
+}
+
+/// The data-placement commands of a variant: shared-memory copies (each array's pad from
+/// `pad`), register copies at `copy_level`, constant memory, the read-only cache.
+fn write_copies(
+    r: &mut String,
+    p: &Program,
+    v: &Variant,
+    copy_level: &str,
+    pad: impl Fn(crate::poly::ArrayId) -> i64,
+) {
     for a in &v.placement.shared {
-        let array = &p.arrays[*a];
-        let pad = if array.extents.len() >= 2 { -16 } else { 0 };
-        let _ = writeln!(r, "copy_to_shared(\"tx\", \"{}\", {pad})", array.name);
+        let _ = writeln!(
+            r,
+            "copy_to_shared(\"tx\", \"{}\", {})",
+            p.arrays[*a].name,
+            pad(*a)
+        );
     }
     for a in &v.placement.registers {
         let _ = writeln!(
@@ -282,6 +307,68 @@ fn write_nest(
     }
     for a in &v.placement.read_only_cache {
         let _ = writeln!(r, "copy_to_texture(\"{}\")", p.arrays[*a].name);
+    }
+}
+
+/// The commands of the outer-product form (`recipes/sgemm_outer.lua`): the thread loops
+/// and the staged loop tiled by the register tile and TK, the threads' control loops by
+/// the block tile; the staged loop runs outside the register tile, which is unrolled
+/// whole with the TK iterations of a shared tile.
+#[allow(clippy::too_many_arguments)]
+fn write_outer(
+    r: &mut String,
+    p: &Program,
+    names: &Names,
+    stmts: &[StatementId],
+    v: &Variant,
+    sfx: &str,
+    kernel: &str,
+    several: bool,
+) {
+    let part = &v.partition;
+    let name = |l: LoopId| p.loops[l].iterator.clone();
+    let (Some(y), Some(k)) = (part.y, v.placement.tiled) else {
+        unreachable!("the outer-product form has a y loop and a staged loop");
+    };
+    write_params(r, v, sfx);
+    let stmt = stmts
+        .iter()
+        .filter(|s| [part.x, y, k].iter().all(|l| p.statements[**s].loops.contains(l)))
+        .max_by_key(|s| p.statements[**s].loops.len())
+        .copied()
+        .unwrap_or(stmts[0]);
+    let stmt_arg = if several {
+        format!("{stmt}, ")
+    } else {
+        String::new()
+    };
+    let (x, y, k) = (name(part.x), name(y), name(k));
+    let fresh = |base: &str, what: &str| names.fresh(&format!("{base}{what}{sfx}"));
+    let (xt, xr, yt, yr) = (fresh(&x, "t"), fresh(&x, "r"), fresh(&y, "t"), fresh(&y, "r"));
+    let (xx, yy, kk) = (
+        names.control(&x, sfx),
+        names.control(&y, sfx),
+        names.control(&k, sfx),
+    );
+    let host: Vec<String> = part.host.iter().map(|l| format!("\"{}\", ", name(*l))).collect();
+    let host = host.concat();
+    let _ = writeln!(
+        r,
+        "tile_by_index({stmt_arg}{{\"{y}\", \"{x}\", \"{k}\"}}, {{RY{sfx}, RX{sfx}, TK{sfx}}}, {{l1_control=\"{yt}\", l1_tile=\"{yr}\", l2_control=\"{xt}\", l2_tile=\"{xr}\", l3_control=\"{kk}\"}}, {{{host}\"{yt}\", \"{xt}\", \"{kk}\", \"{yr}\", \"{xr}\", \"{k}\"}})"
+    );
+    let _ = writeln!(
+        r,
+        "tile_by_index({stmt_arg}{{\"{yt}\", \"{xt}\"}}, {{TY{sfx} / RY{sfx}, TX{sfx} / RX{sfx}}}, {{l1_control=\"{yy}\", l2_control=\"{xx}\"}}, {{{host}\"{yy}\", \"{xx}\", \"{kk}\", \"{yt}\", \"{xt}\", \"{k}\", \"{yr}\", \"{xr}\"}})"
+    );
+    let _ = writeln!(
+        r,
+        "cudaize({stmt_arg}\"{kernel}\", {{}}, {{block={{\"{xx}\", \"{yy}\"}}, thread={{\"{xt}\", \"{yt}\"}}}})"
+    );
+    write_copies(r, p, v, &kk, |a| {
+        super::variants::outer_pad(p.arrays[a].elem.size_bytes() as i64)
+    });
+    for l in [&xr, &yr, &k] {
+        let _ = writeln!(r, "unroll({stmt_arg}\"{l}\")");
     }
 }
 

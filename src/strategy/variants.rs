@@ -40,6 +40,12 @@ pub struct Variant {
 }
 
 impl Variant {
+    /// Whether each thread computes a tile of outputs (the outer-product form: roles
+    /// `RX` and `RY`), rather than one output.
+    pub fn register_tiled(&self) -> bool {
+        self.params.iter().any(|p| p.role == "RX")
+    }
+
     pub fn value(&self, role: &str) -> Option<i64> {
         self.params.iter().find(|p| p.role == role).map(|p| p.value)
     }
@@ -88,6 +94,26 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
                 names.join(", ")
             ));
         }
+        let outer = outer_parameters(n, part, &placement, device).map(|(params, combos)| {
+            let mut reasons = reasons.clone();
+            reasons.push(format!(
+                "each thread computes an RY x RX tile of {} in registers, and per step of `{}` reads RY values and RX values from shared memory for RY x RX multiply-adds (the outer-product form, seed 004 Fig. 4.1(d)); shared rows padded to 16 bytes, so that they are read 128 bits at a time.",
+                placement
+                    .registers
+                    .iter()
+                    .map(|a| format!("`{}`", n.p.arrays[*a].name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                n.p.loops[placement.tiled.expect("a tiled loop")].iterator
+            ));
+            Variant {
+                partition: part.clone(),
+                placement: placement.clone(),
+                params,
+                combos,
+                reasons,
+            }
+        });
         out.push(Variant {
             partition: part.clone(),
             placement,
@@ -95,8 +121,85 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
             combos,
             reasons,
         });
+        out.extend(outer);
     }
     out
+}
+
+/// The parameters of the outer-product form of a 2-D mapping whose staged loop runs
+/// inside the threads and whose output stays in registers (the matrix product): a TY x TX
+/// tile of the output per block, an RY x RX tile of it per thread, TK iterations of the
+/// staged loop per shared-memory tile. `None` where the form does not apply. The register
+/// tile is bounded by the register budget (at most 64 registers of accumulators, so that
+/// a 256-thread block keeps two blocks resident on 64K registers), the unrolled body by
+/// the 1024 copies `unroll` allows, and the shared tiles by the device.
+fn outer_parameters(
+    n: &Nests,
+    part: &Partition,
+    placement: &Placement,
+    device: &Device,
+) -> Option<(Vec<Param>, Vec<Vec<i64>>)> {
+    let (y, k) = (part.y?, placement.tiled?);
+    if !part.reduce.is_empty()
+        || part.block_y.is_some()
+        || placement.registers.is_empty()
+        || placement.shared.is_empty()
+        || part.inner.iter().any(|l| *l != k)
+    {
+        return None;
+    }
+    let elem = placement
+        .shared
+        .iter()
+        .chain(&placement.registers)
+        .map(|a| n.p.arrays[*a].elem.size_bytes() as i64)
+        .max()?;
+    let words = (elem / 4).max(1);
+    let pad = outer_pad(elem);
+    let fits = |size: i64, extent: Option<i64>| {
+        extent.is_none_or(|e| size as u64 <= (e.max(1) as u64).next_power_of_two())
+    };
+    let (ex, ey, ek) = (n.extent(part.x), n.extent(y), n.extent(k));
+    let mut combos = Vec::new();
+    for tx in [64, 128] {
+        for ty in [64, 128] {
+            for tk in [8, 16] {
+                for rx in [4, 8] {
+                    for ry in [4, 8] {
+                        let threads = (tx / rx) * (ty / ry);
+                        let shared = (ty * (tk + pad) + tk * (tx + pad)) * elem;
+                        if !(64..=256).contains(&threads)
+                            || threads > device.limits.max_threads_per_block
+                            || rx * ry * words > 64
+                            || rx * ry * tk > 1024
+                            || shared > device.limits.static_shared_memory_per_block
+                            || !fits(tx, ex)
+                            || !fits(ty, ey)
+                            || !fits(tk, ek)
+                        {
+                            continue;
+                        }
+                        combos.push(vec![tx, ty, tk, rx, ry]);
+                    }
+                }
+            }
+        }
+    }
+    // The default: the largest register tile, then the largest block tile, then TK 16.
+    let default = combos
+        .iter()
+        .max_by_key(|c| (c[3] * c[4], c[0] * c[1], c[0], -(c[2] - 16).abs()))
+        .cloned()?;
+    Some((
+        params_of(&["TX", "TY", "TK", "RX", "RY"], &combos, &default),
+        combos,
+    ))
+}
+
+/// The pad of a shared row in the outer-product form: 16 bytes, so that rows stay aligned
+/// for 128-bit reads.
+pub fn outer_pad(elem_bytes: i64) -> i64 {
+    (16 / elem_bytes.max(1)).max(1)
 }
 
 /// Every consistent subset of the candidates, the largest first; beyond
