@@ -97,7 +97,10 @@ fn timed_entries(results: &serde_json::Value) -> Vec<(Vec<String>, f64)> {
             for d in strings(&e["defines"]) {
                 args.extend(["-D".to_string(), d]);
             }
-            args.extend(["--recipe".to_string(), e["recipe"].as_str().unwrap().to_string()]);
+            args.extend([
+                "--recipe".to_string(),
+                e["recipe"].as_str().unwrap().to_string(),
+            ]);
             for p in strings(&e["params"]) {
                 args.extend(["-P".to_string(), p]);
             }
@@ -112,7 +115,10 @@ fn timed_entries(results: &serde_json::Value) -> Vec<(Vec<String>, f64)> {
         for (name, value) in e["defines"].as_object().unwrap() {
             args.extend(["-D".to_string(), format!("{name}={value}")]);
         }
-        args.extend(["--recipe".to_string(), e["recipe"].as_str().unwrap().to_string()]);
+        args.extend([
+            "--recipe".to_string(),
+            e["recipe"].as_str().unwrap().to_string(),
+        ]);
         out.push((args, v["time_us"].as_f64().unwrap()));
     }
     out
@@ -133,7 +139,9 @@ fn against_the_timings(recorded: &str, mode: &str) {
         for _ in 0..2 {
             scope.spawn(|| loop {
                 let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((entry, _)) = entries.get(k) else { break };
+                let Some((entry, _)) = entries.get(k) else {
+                    break;
+                };
                 let mut args = vec!["emulate".to_string()];
                 args.extend(entry.iter().cloned());
                 args.push("--json".to_string());

@@ -129,7 +129,11 @@ fn gemm_main_loops_issue_many_fmas_per_shared_load() {
             .arg(&cu)
             .output()
             .expect("nvcc runs");
-        assert!(out.status.success(), "{case}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{case}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let out = std::process::Command::new(&cuobjdump)
             .arg("-sass")
             .arg(&cubin)

@@ -329,7 +329,11 @@ fn no_kernel_is_predicted_faster_than_the_device_allows() {
             let time = k["predicted_time_us"].as_f64().unwrap();
             let floor = k["floor_us"].as_f64().unwrap();
             let launches = k["launches"].as_f64().unwrap().max(1.0);
-            assert!(floor > 0.0 || launches > 1.0, "{case}: kernel {} has no floor", k["name"]);
+            assert!(
+                floor > 0.0 || launches > 1.0,
+                "{case}: kernel {} has no floor",
+                k["name"]
+            );
             assert!(
                 time >= floor * launches,
                 "{case}: kernel {} predicted at {time:.2} us, below its floor {floor:.2} us x {launches} launches",

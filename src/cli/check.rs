@@ -157,7 +157,9 @@ pub(super) fn check_compiled(
     }
     let mut input = a.input.clone();
     // A size given with -D is a size like a `#define`d one: the reduced value replaces it.
-    input.define.retain(|(n, _)| !reduced.iter().any(|(r, _)| r == n));
+    input
+        .define
+        .retain(|(n, _)| !reduced.iter().any(|(r, _)| r == n));
     input.define.extend(reduced.iter().cloned());
     let source = match &a.recipe {
         Some(path) => RecipeSource::File(path),

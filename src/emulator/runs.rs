@@ -29,6 +29,9 @@ type Linear = (Vec<(String, i64)>, i64);
 /// One shared element as a thread names it: the copy and its subscripts.
 type Element = (usize, Vec<Linear>);
 
+/// The statements of a run so far, each with its shared reads (access, element).
+type Run<'a> = Vec<(&'a Node, Vec<(usize, Option<Element>)>)>;
+
 /// The widest load nvcc makes, in bytes.
 const WIDEST: i64 = 16;
 
@@ -36,7 +39,7 @@ const WIDEST: i64 = 16;
 /// statement's node.
 pub fn plan(t: &Transformed, nodes: &[Node]) -> HashMap<*const Node, Reads> {
     let mut out = HashMap::new();
-    let mut run: Vec<(&Node, Vec<(usize, Option<Element>)>)> = Vec::new();
+    let mut run: Run = Vec::new();
     for n in nodes {
         let reads = match n {
             Node::Instance { statement, args } => match t.statements[*statement].kind {
@@ -86,11 +89,7 @@ fn shared_reads(t: &Transformed, s: usize, args: &[ir::Expr]) -> Vec<(usize, Opt
 }
 
 /// Plans the run and empties it.
-fn flush(
-    t: &Transformed,
-    run: &mut Vec<(&Node, Vec<(usize, Option<Element>)>)>,
-    out: &mut HashMap<*const Node, Reads>,
-) {
+fn flush(t: &Transformed, run: &mut Run, out: &mut HashMap<*const Node, Reads>) {
     let run = std::mem::take(run);
     if run.len() < 2 {
         return;
@@ -145,7 +144,11 @@ fn widest_group<'e>(t: &Transformed, e: &'e Element, distinct: &[&'e Element]) -
     let Some((last_terms, last)) = subs.last() else {
         return vec![e];
     };
-    let row = if c.dims.len() > 1 { c.dims[c.dims.len() - 1] } else { 0 };
+    let row = if c.dims.len() > 1 {
+        c.dims[c.dims.len() - 1]
+    } else {
+        0
+    };
     let mut width = WIDEST / elem.max(1);
     while width >= 2 {
         let aligned = last_terms.iter().all(|(_, k)| k % width == 0) && row % width == 0;
@@ -156,9 +159,9 @@ fn widest_group<'e>(t: &Transformed, e: &'e Element, distinct: &[&'e Element]) -
                     distinct.iter().copied().find(|x| {
                         x.0 == *copy
                             && x.1[..x.1.len() - 1] == subs[..subs.len() - 1]
-                            && x.1.last().is_some_and(|(terms, c)| {
-                                terms == last_terms && *c == base + k
-                            })
+                            && x.1
+                                .last()
+                                .is_some_and(|(terms, c)| terms == last_terms && *c == base + k)
                     })
                 })
                 .collect();

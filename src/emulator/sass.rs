@@ -738,8 +738,8 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
                     // passes of its lanes' wider spans, not the element's times the width.
                     Space::Shared => match nth(Space::Shared) {
                         Some(Mem::Shared { wavefronts, wide }) => Mem::shared(match scale {
-                            s if s == 2.0 => wide[0],
-                            s if s == 4.0 => wide[1],
+                            2.0 => wide[0],
+                            4.0 => wide[1],
                             s => wavefronts * s.max(1.0),
                         }),
                         _ => Mem::shared(scale.max(1.0)),

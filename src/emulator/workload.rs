@@ -1452,8 +1452,13 @@ impl<'a> Walker<'a> {
                             // it take).
                             Some(&(_, words)) if words > 1 => match self.shared(stride, elem) {
                                 Mem::Shared { wide, .. } => Some(Mem::Shared {
-                                    wavefronts: lanes_of(stride, self.block, elem, words as i64 * elem)
-                                        .wavefronts,
+                                    wavefronts: lanes_of(
+                                        stride,
+                                        self.block,
+                                        elem,
+                                        words as i64 * elem,
+                                    )
+                                    .wavefronts,
                                     wide,
                                 }),
                                 m => Some(m),
@@ -1544,7 +1549,9 @@ impl<'a> Walker<'a> {
                 let index = match planned {
                     Some(_) => {
                         let accesses = statement.reads.iter().chain([&statement.write]);
-                        let free = accesses.filter(|&&a| place(a).is_none_or(|m| matches!(m, Mem::Shared { .. }))).count();
+                        let free = accesses
+                            .filter(|&&a| place(a).is_none_or(|m| matches!(m, Mem::Shared { .. })))
+                            .count();
                         ops.index.saturating_sub(free as u32)
                     }
                     None => ops.index,
@@ -1952,7 +1959,7 @@ fn same_expr(
 
 #[cfg(test)]
 mod tests {
-    use super::{count_ops, l1_reuse, lanes, unrolled, Expr, Lanes, Node, Op, Ops, L1};
+    use super::{count_ops, l1_reuse, lanes, lanes_of, unrolled, Expr, Lanes, Node, Op, Ops, L1};
 
     #[test]
     fn a_subexpression_written_twice_is_counted_once() {
@@ -2032,6 +2039,9 @@ mod tests {
         assert_eq!(lanes_of(Some((4, 0)), &[16, 16], 4, 16).wavefronts, 2.0);
         // Two rows of lanes reading one span each: one pass.
         assert_eq!(lanes_of(Some((0, 80)), &[16, 16], 4, 16).wavefronts, 1.0);
+        // The block distribution's B_shared[k][8 * tx + q]: 16 spans 32 bytes apart fall
+        // on every other group of 4 banks, 4 passes (2 with the spans adjacent).
+        assert_eq!(lanes_of(Some((8, 0)), &[16, 16], 4, 16).wavefronts, 4.0);
     }
 
     #[test]

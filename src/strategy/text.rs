@@ -333,7 +333,11 @@ fn write_outer(
     write_params(r, v, sfx);
     let stmt = stmts
         .iter()
-        .filter(|s| [part.x, y, k].iter().all(|l| p.statements[**s].loops.contains(l)))
+        .filter(|s| {
+            [part.x, y, k]
+                .iter()
+                .all(|l| p.statements[**s].loops.contains(l))
+        })
         .max_by_key(|s| p.statements[**s].loops.len())
         .copied()
         .unwrap_or(stmts[0]);
@@ -344,13 +348,22 @@ fn write_outer(
     };
     let (x, y, k) = (name(part.x), name(y), name(k));
     let fresh = |base: &str, what: &str| names.fresh(&format!("{base}{what}{sfx}"));
-    let (xt, xr, yt, yr) = (fresh(&x, "t"), fresh(&x, "r"), fresh(&y, "t"), fresh(&y, "r"));
+    let (xt, xr, yt, yr) = (
+        fresh(&x, "t"),
+        fresh(&x, "r"),
+        fresh(&y, "t"),
+        fresh(&y, "r"),
+    );
     let (xx, yy, kk) = (
         names.control(&x, sfx),
         names.control(&y, sfx),
         names.control(&k, sfx),
     );
-    let host: Vec<String> = part.host.iter().map(|l| format!("\"{}\", ", name(*l))).collect();
+    let host: Vec<String> = part
+        .host
+        .iter()
+        .map(|l| format!("\"{}\", ", name(*l)))
+        .collect();
     let host = host.concat();
     let _ = writeln!(
         r,
