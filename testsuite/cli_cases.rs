@@ -222,3 +222,32 @@ fn the_readme_lists_every_limit_with_its_default() {
         );
     }
 }
+
+#[test]
+fn sizes_given_with_dash_d_are_reduced_for_the_check_like_defined_ones() {
+    // At full size the check would run a 100000 x 100 x 100000 product on the CPU (and stop
+    // at its time limit); scaled, it runs in a moment.
+    let out = std::env::temp_dir().join(format!("gpucc-cli-dash-d-{}.cu", std::process::id()));
+    let out_s = out.to_string_lossy().into_owned();
+    let (code, _, err) = gpucc(&[
+        "benchmarks/vendor/sgemm.c",
+        "-D",
+        "M=100000",
+        "-D",
+        "K=100000",
+        "-D",
+        "N=100",
+        "--recipe",
+        "recipes/sgemm_outer.lua",
+        "--verify",
+        "-o",
+        &out_s,
+    ]);
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(code, 0, "{err}");
+    // N is scaled too, to the least size a check reduces to.
+    assert!(
+        err.contains("checking the same recipe at M=67, N=9, K=67"),
+        "{err}"
+    );
+}
