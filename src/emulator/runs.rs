@@ -10,18 +10,28 @@
 //! the tile size.
 //!
 //! [`plan`] finds, for each statement of a run, which of its shared reads load and how
-//! many 32-bit words each moves (0: the value is in a register already). A run ends at a
+//! many 32-bit words each moves (0: the value is in a register already), and the
+//! operations it need not do because an earlier statement of the run computed the same
+//! subexpression of the same elements (`alpha * A_shared[8 * ty + r][k]`, the same for
+//! the 8 statements of a row of the tile: nvcc computes it once). A run ends at a
 //! barrier, at a copy (it stores to the temporaries), and at anything but a statement.
 
 use std::collections::HashMap;
 
 use crate::codegen::ir::{self, Node};
+use crate::frontend::ast::{expr_children, Ast, BinaryOp, ExprId, ExprKind};
 use crate::transform::datacopy::Memory;
 use crate::transform::{StmtKind, Transformed};
 
-/// Per rewritten shared read of a statement (its access), the words its load moves (0:
-/// none, the value is in a register).
-pub type Reads = Vec<(usize, u32)>;
+/// A statement's part of a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reads {
+    /// Per rewritten shared read (its access), the words its load moves (0: none, the
+    /// value is in a register).
+    pub loads: Vec<(usize, u32)>,
+    /// Arithmetic operations an earlier statement of the run already did.
+    pub saved: u32,
+}
 
 /// A subscript as a linear form: its terms (sorted) and its constant.
 type Linear = (Vec<(String, i64)>, i64);
@@ -116,8 +126,9 @@ fn flush(t: &Transformed, run: &mut Run, out: &mut HashMap<*const Node, Reads>) 
         }
     }
     let mut loaded: Vec<&Element> = Vec::new();
+    let mut computed: Vec<String> = Vec::new();
     for (node, reads) in &run {
-        let plan = reads
+        let loads = reads
             .iter()
             .map(|(a, e)| match e {
                 None => (*a, 1),
@@ -128,8 +139,92 @@ fn flush(t: &Transformed, run: &mut Run, out: &mut HashMap<*const Node, Reads>) 
                 }
             })
             .collect();
-        out.insert(std::ptr::from_ref(*node), plan);
+        let saved = match node {
+            Node::Instance { statement, .. } => reused_ops(t, *statement, reads, &mut computed),
+            _ => 0,
+        };
+        out.insert(std::ptr::from_ref(*node), Reads { loads, saved });
     }
+}
+
+/// The operations of statement `s`'s subexpressions that an earlier statement of the run
+/// computed (`computed`: their keys); adds this statement's. A subexpression qualifies
+/// when it reads only shared elements (`reads`), constants and names that are not loop
+/// indices (a scalar parameter such as `alpha`).
+fn reused_ops(
+    t: &Transformed,
+    s: usize,
+    reads: &[(usize, Option<Element>)],
+    computed: &mut Vec<String>,
+) -> u32 {
+    let StmtKind::Compute(id) = t.statements[s].kind else {
+        return 0;
+    };
+    let p = &t.program;
+    let root = match p.statements[id].kind {
+        crate::poly::StatementKind::Assign(e) | crate::poly::StatementKind::Init { value: e } => e,
+    };
+    let elements: Vec<(ExprId, String)> = reads
+        .iter()
+        .filter_map(|(a, e)| Some((p.accesses[*a].expr?, format!("{:?}", e.as_ref()?))))
+        .collect();
+    let indices: Vec<&str> = p.loops.iter().map(|l| l.iterator.as_str()).collect();
+    let key = |e: ExprId| subexpression_key(&p.unit.ast, e, &elements, &indices);
+    let mut saved = 0;
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        let kind = &p.unit.ast.exprs[e].kind;
+        if matches!(kind, ExprKind::Binary { .. }) {
+            if let Some(k) = key(e) {
+                if computed.contains(&k) {
+                    saved += operations(&p.unit.ast, e);
+                    continue;
+                }
+                computed.push(k);
+            }
+        }
+        stack.extend(expr_children(kind));
+    }
+    saved
+}
+
+/// A subexpression written with its shared elements in place of their references; `None`
+/// when it reads anything else that may differ between statements.
+fn subexpression_key(
+    ast: &Ast,
+    e: ExprId,
+    elements: &[(ExprId, String)],
+    indices: &[&str],
+) -> Option<String> {
+    let key = |x: ExprId| subexpression_key(ast, x, elements, indices);
+    match &ast.exprs[e].kind {
+        ExprKind::Int(v) => Some(format!("{v:?}")),
+        ExprKind::Float(v) => Some(format!("{v:?}")),
+        ExprKind::Name(n) if !indices.contains(&n.as_str()) => Some(n.clone()),
+        ExprKind::Index { .. } => elements
+            .iter()
+            .find(|(x, _)| *x == e)
+            .map(|(_, k)| format!("S{k}")),
+        ExprKind::Binary { op, lhs, rhs } => Some(format!("({}{op:?}{})", key(*lhs)?, key(*rhs)?)),
+        ExprKind::Unary { op, operand } => Some(format!("({op:?}{})", key(*operand)?)),
+        ExprKind::Cast { ty, operand } => Some(format!("({ty:?}){}", key(*operand)?)),
+        _ => None,
+    }
+}
+
+/// The binary operations of a subexpression (a division: 4), as the emulator counts them.
+fn operations(ast: &Ast, e: ExprId) -> u32 {
+    let own = match &ast.exprs[e].kind {
+        ExprKind::Binary {
+            op: BinaryOp::Div, ..
+        } => 4,
+        ExprKind::Binary { .. } => 1,
+        _ => 0,
+    };
+    own + expr_children(&ast.exprs[e].kind)
+        .into_iter()
+        .map(|c| operations(ast, c))
+        .sum::<u32>()
 }
 
 /// The aligned group of consecutive elements `e` belongs to that one load can move, `e`

@@ -488,7 +488,8 @@ impl Sink for Lines {
             return;
         };
         if let Some(l) = self.at() {
-            l.work += f64::from(a.fp32 + a.fp64 + a.special) * share;
+            // In flops, as the SASS's lines are measured: a fused multiply-add is two.
+            l.work += f64::from(a.fp32 + a.fp64 + a.special + a.fused) * share;
         }
     }
     fn barrier(&mut self, _mult: f64) {}

@@ -118,6 +118,9 @@ pub struct Arith {
     pub fp64: u32,
     pub int: u32,
     pub special: u32,
+    /// Of the FP32 and FP64 operations, the fused multiply-adds (two flops each: what the
+    /// SASS walk compares lines by).
+    pub fused: u32,
     /// For an update `x op= e` kept in a register: the statement, whose successive
     /// instances form a chain.
     pub update: Option<usize>,
@@ -1445,7 +1448,7 @@ impl<'a> Walker<'a> {
                             return None;
                         }
                         let stride = linearize(coefs, &copy.dims);
-                        return match planned.and_then(|p| p.iter().find(|(x, _)| *x == a)) {
+                        return match planned.and_then(|p| p.loads.iter().find(|(x, _)| *x == a)) {
                             Some((_, 0)) => None,
                             // A run's wide load: its own passes; `wide` stays that of
                             // the element's (what the SASS's 64- and 128-bit loads of
@@ -1557,6 +1560,11 @@ impl<'a> Walker<'a> {
                     None => ops.index,
                 };
                 let mut a = Arith {
+                    fused: if matches!(ty, ScalarType::Float | ScalarType::Double) {
+                        ops.fused
+                    } else {
+                        0
+                    },
                     special: ops.special,
                     // Range reduction and the like around each special function.
                     fp32: 4 * ops.special,
@@ -1564,10 +1572,12 @@ impl<'a> Walker<'a> {
                     fp64: 0,
                     update: None,
                 };
+                // What an earlier statement of the run computed is not computed again.
+                let arith = ops.arith.saturating_sub(planned.map_or(0, |p| p.saved));
                 match ty {
-                    ScalarType::Double => a.fp64 += ops.arith,
-                    ScalarType::Float => a.fp32 += ops.arith,
-                    _ => a.int += ops.arith,
+                    ScalarType::Double => a.fp64 += arith,
+                    ScalarType::Float => a.fp32 += arith,
+                    _ => a.int += arith,
                 }
                 if statement.update.is_some() && (write.is_none() || promoted.is_some()) {
                     a.update = Some(id);
@@ -1802,6 +1812,8 @@ struct Ops {
     arith: u32,
     special: u32,
     index: u32,
+    /// Of `arith`, the multiply-adds fused into one operation.
+    fused: u32,
 }
 
 /// Arithmetic in a statement: operators and calls, and one integer operation per array
@@ -1833,6 +1845,21 @@ fn count_distinct_ops(
         }
         seen.push(e);
     }
+    // `a * b + c` and `c += a * b`: nvcc fuses the sum into the product (FFMA, DFMA,
+    // IMAD), one operation for both.
+    let fused = match &ast.exprs[e].kind {
+        ExprKind::Binary {
+            op: BinaryOp::Add | BinaryOp::Sub,
+            lhs,
+            rhs,
+        } => fresh_product(ast, *lhs, seen) || fresh_product(ast, *rhs, seen),
+        ExprKind::Assign {
+            op: crate::frontend::ast::AssignOp::Compound(BinaryOp::Add | BinaryOp::Sub),
+            value,
+            ..
+        } => fresh_product(ast, *value, seen),
+        _ => false,
+    };
     let mut count_ops = |ast, e, ops: &mut Ops| count_distinct_ops(ast, e, ops, seen);
     match &ast.exprs[e].kind {
         ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Name(_) => {}
@@ -1864,8 +1891,10 @@ fn count_distinct_ops(
             count_ops(ast, *operand, ops)
         }
         ExprKind::Binary { op, lhs, rhs } => {
+            ops.fused += u32::from(fused);
             ops.arith += match op {
                 BinaryOp::Div => 4,
+                _ if fused => 0,
                 _ => 1,
             };
             count_ops(ast, *lhs, ops);
@@ -1882,7 +1911,8 @@ fn count_distinct_ops(
             count_ops(ast, *else_value, ops);
         }
         ExprKind::Assign { op, target, value } => {
-            if !matches!(op, crate::frontend::ast::AssignOp::Set) {
+            ops.fused += u32::from(fused);
+            if !matches!(op, crate::frontend::ast::AssignOp::Set) && !fused {
                 ops.arith += 1;
             }
             count_ops(ast, *target, ops);
@@ -1893,6 +1923,21 @@ fn count_distinct_ops(
             count_ops(ast, *target, ops);
         }
     }
+}
+
+/// Whether `e` is a product not counted yet: a sum with it is one fused multiply-add.
+fn fresh_product(
+    ast: &crate::frontend::ast::Ast,
+    e: crate::frontend::ast::ExprId,
+    seen: &[crate::frontend::ast::ExprId],
+) -> bool {
+    matches!(
+        ast.exprs[e].kind,
+        ExprKind::Binary {
+            op: BinaryOp::Mul,
+            ..
+        }
+    ) && !seen.iter().any(|&x| same_expr(ast, x, e))
 }
 
 /// Whether expressions `a` and `b` are written the same (names, literals, operators).
@@ -1963,10 +2008,33 @@ mod tests {
 
     #[test]
     fn a_subexpression_written_twice_is_counted_once() {
+        // One subtraction, one product, the `2.0f * x[d]` product fused with the `+` (an
+        // FFMA), the `+=`; three address updates: s[0], x[d], y[d].
+        let ops = ops_of("s[0] += (x[d] - y[d]) * (x[d] - y[d]) + 2.0f * x[d];");
+        assert_eq!((ops.arith, ops.index), (4, 3));
+    }
+
+    #[test]
+    fn a_sum_with_a_product_is_one_fused_multiply_add() {
+        assert_eq!(ops_of("s[0] += x[d] * y[d];").arith, 1);
+        assert_eq!(ops_of("s[0] -= x[d] * y[d];").arith, 1);
+        // alpha * x[d] is a product of its own; the second product takes the `+=`.
+        assert_eq!(ops_of("s[0] += alpha * x[d] * y[d];").arith, 2);
+        assert_eq!(ops_of("s[0] = x[d] * y[d] + 1.0f;").arith, 1);
+        // A product already counted is not computed again: its sum is an addition.
+        assert_eq!(ops_of("s[0] += x[d] * y[d] + x[d] * y[d];").arith, 2);
+        assert_eq!(ops_of("s[0] += x[d] / y[d];").arith, 5);
+    }
+
+    /// The operations of `statement`, the body of a loop over `d` in a function of a float
+    /// `alpha` and float arrays `s`, `x`, `y`.
+    fn ops_of(statement: &str) -> Ops {
         use crate::diag::{SourceFile, SourceMap};
-        let text = "void f(float s[1], float x[4], float y[4]) {\n  for (int d = 0; d < 4; d++)\n    s[0] += (x[d] - y[d]) * (x[d] - y[d]) + 2.0f * x[d];\n}\n";
+        let text = format!(
+            "void f(float alpha, float s[1], float x[4], float y[4]) {{\n  for (int d = 0; d < 4; d++)\n    {statement}\n}}\n"
+        );
         let mut sources = SourceMap::default();
-        let id = sources.add(SourceFile::new("t.c".to_string(), text.to_string()));
+        let id = sources.add(SourceFile::new("t.c".to_string(), text));
         let parsed =
             crate::frontend::parse(sources.get(id), id, None, &Default::default()).unwrap();
         let p =
@@ -1976,9 +2044,7 @@ mod tests {
         };
         let mut ops = Ops::default();
         count_ops(&p.unit.ast, root, &mut ops);
-        // One subtraction, one product, the `2.0f * x[d]` product, two additions (the
-        // `+` and the `+=`); three address updates: s[0], x[d], y[d].
-        assert_eq!((ops.arith, ops.index), (5, 3));
+        ops
     }
 
     #[test]
