@@ -149,8 +149,8 @@ fn flush(t: &Transformed, run: &mut Run, out: &mut HashMap<*const Node, Reads>) 
 
 /// The operations of statement `s`'s subexpressions that an earlier statement of the run
 /// computed (`computed`: their keys); adds this statement's. A subexpression qualifies
-/// when it reads only shared elements (`reads`), constants and names that are not loop
-/// indices (a scalar parameter such as `alpha`).
+/// when it reads only shared elements (`reads`), constants, and names that are neither
+/// loop indices nor written by the code (a scalar parameter such as `alpha`).
 fn reused_ops(
     t: &Transformed,
     s: usize,
@@ -168,7 +168,14 @@ fn reused_ops(
         .iter()
         .filter_map(|(a, e)| Some((p.accesses[*a].expr?, format!("{:?}", e.as_ref()?))))
         .collect();
-    let indices: Vec<&str> = p.loops.iter().map(|l| l.iterator.as_str()).collect();
+    // Names whose value may differ between the run's statements: loop indices and the
+    // scalars the code writes (`s` in `s += x[k] * y[k]`).
+    let mut indices: Vec<&str> = p.loops.iter().map(|l| l.iterator.as_str()).collect();
+    indices.extend(
+        p.statements
+            .iter()
+            .map(|st| p.arrays[p.accesses[st.write].array].name.as_str()),
+    );
     let key = |e: ExprId| subexpression_key(&p.unit.ast, e, &elements, &indices);
     let mut saved = 0;
     let mut stack = vec![root];
