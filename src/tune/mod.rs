@@ -189,7 +189,13 @@ fn attempt(
     }
     // Phase IV: the chosen variants' parameter combinations.
     for k in 0..chosen.len() {
-        let combos = spread(&chosen[k].combos, MAX_COMBOS);
+        // The values the variant has now are among those tried, so that the tuned ones
+        // are never worse than them (the spread may leave them out).
+        let mut combos = spread(&chosen[k].combos, MAX_COMBOS);
+        let current: Vec<i64> = chosen[k].params.iter().map(|p| p.value).collect();
+        if !combos.contains(&current) {
+            combos.insert(0, current);
+        }
         expected += combos.len();
         let texts: Vec<String> = combos
             .iter()
