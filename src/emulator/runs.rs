@@ -177,13 +177,16 @@ fn reused_ops(
             .map(|st| p.arrays[p.accesses[st.write].array].name.as_str()),
     );
     let key = |e: ExprId| subexpression_key(&p.unit.ast, e, &elements, &indices);
+    // Only earlier statements count: a subexpression written twice in this statement is
+    // counted once already (`count_ops`).
+    let earlier = computed.len();
     let mut saved = 0;
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
         let kind = &p.unit.ast.exprs[e].kind;
         if matches!(kind, ExprKind::Binary { .. }) {
             if let Some(k) = key(e) {
-                if computed.contains(&k) {
+                if computed[..earlier].contains(&k) {
                     saved += operations(&p.unit.ast, e);
                     continue;
                 }
