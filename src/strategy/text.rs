@@ -160,6 +160,21 @@ impl Names {
     }
 }
 
+/// The statement argument of a nest's commands (`"3, "`; empty when the recipe has one
+/// nest): the deepest of `stmts` inside every loop of `needed`.
+fn statement_arg(p: &Program, stmts: &[StatementId], needed: &[LoopId], several: bool) -> String {
+    if !several {
+        return String::new();
+    }
+    let stmt = stmts
+        .iter()
+        .filter(|s| needed.iter().all(|l| p.statements[**s].loops.contains(l)))
+        .max_by_key(|s| p.statements[**s].loops.len())
+        .copied()
+        .unwrap_or(stmts[0]);
+    format!("{stmt}, ")
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_nest(
     r: &mut String,
@@ -188,17 +203,7 @@ fn write_nest(
     write_params(r, v, sfx);
     // The statement the commands name: the deepest inside every tiled loop.
     let needed: Vec<LoopId> = tiled.iter().map(|(l, _)| *l).chain(part.block_y).collect();
-    let stmt = stmts
-        .iter()
-        .filter(|s| needed.iter().all(|l| p.statements[**s].loops.contains(l)))
-        .max_by_key(|s| p.statements[**s].loops.len())
-        .copied()
-        .unwrap_or(stmts[0]);
-    let stmt_arg = if several {
-        format!("{stmt}, ")
-    } else {
-        String::new()
-    };
+    let stmt_arg = statement_arg(p, stmts, &needed, several);
     let controls: Vec<String> = tiled
         .iter()
         .map(|(l, _)| names.control(&name(*l), sfx))
@@ -331,21 +336,7 @@ fn write_outer(
         unreachable!("the outer-product form has a y loop and a staged loop");
     };
     write_params(r, v, sfx);
-    let stmt = stmts
-        .iter()
-        .filter(|s| {
-            [part.x, y, k]
-                .iter()
-                .all(|l| p.statements[**s].loops.contains(l))
-        })
-        .max_by_key(|s| p.statements[**s].loops.len())
-        .copied()
-        .unwrap_or(stmts[0]);
-    let stmt_arg = if several {
-        format!("{stmt}, ")
-    } else {
-        String::new()
-    };
+    let stmt_arg = statement_arg(p, stmts, &[part.x, y, k], several);
     let (x, y, k) = (name(part.x), name(y), name(k));
     let fresh = |base: &str, what: &str| names.fresh(&format!("{base}{what}{sfx}"));
     let (xt, xr, yt, yr) = (
@@ -402,17 +393,7 @@ fn write_sum(
     let part = &v.partition;
     let name = |l: LoopId| p.loops[l].iterator.clone();
     write_params(r, v, sfx);
-    let stmt = stmts
-        .iter()
-        .filter(|s| p.statements[**s].loops.contains(&part.x))
-        .max_by_key(|s| p.statements[**s].loops.len())
-        .copied()
-        .unwrap_or(stmts[0]);
-    let stmt_arg = if several {
-        format!("{stmt}, ")
-    } else {
-        String::new()
-    };
+    let stmt_arg = statement_arg(p, stmts, &[part.x], several);
     let x = name(part.x);
     let xx = names.control(&x, sfx);
     let host: Vec<String> = part
