@@ -261,7 +261,7 @@ fn in_global_memory(t: &Transformed, array: ArrayId) -> bool {
     }
     match a.kind {
         ArrayKind::Private { .. } => false,
-        ArrayKind::Local => !(a.is_scalar() || a.is_const && a.initialized),
+        ArrayKind::Local => !(a.is_scalar() || a.is_table()),
         ArrayKind::Outside => !a.is_scalar(),
     }
 }

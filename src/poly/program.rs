@@ -52,6 +52,13 @@ impl Array {
         self.extents.is_empty()
     }
 
+    /// A constant table declared with its values inside the compiled code
+    /// (`const float w[5] = {...};`): each kernel declares its own copy, in registers or
+    /// local memory, unless it is placed in constant memory. It is never in global memory.
+    pub fn is_table(&self) -> bool {
+        self.kind == ArrayKind::Local && self.is_const && self.initialized && !self.is_scalar()
+    }
+
     /// The dimensions as written: `[N][N]`.
     pub fn dims_text(&self) -> String {
         self.dim_texts.iter().map(|d| format!("[{d}]")).collect()

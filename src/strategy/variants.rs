@@ -244,7 +244,10 @@ fn placements(n: &Nests, c: &Candidates) -> Vec<Placement> {
                     .iter()
                     .copied()
                     .filter(|a| {
-                        !shared.contains(a) && !constant.contains(a) && !registers.contains(a)
+                        !shared.contains(a)
+                            && !constant.contains(a)
+                            && !registers.contains(a)
+                            && !n.p.arrays[*a].is_table()
                     })
                     .collect();
                 // Read-only data left in global memory always goes through the read-only

@@ -103,6 +103,17 @@ pub fn place(t: &mut Transformed, array: ArrayId, placement: Placement) -> TResu
             a.name
         )));
     }
+    if a.is_table() && placement == Placement::ReadOnlyCache {
+        return Err(TransformError::new(format!(
+            "`{}` is a constant table declared inside the compiled code: each kernel holds its own \
+             copy, in registers or local memory, and the read-only data cache reads only global memory",
+            a.name
+        ))
+        .hint(format!(
+            "use copy_to_constant(\"{}\") to read it from constant memory, or leave it where it is",
+            a.name
+        )));
+    }
     if placement == Placement::Constant {
         let elements: Option<i64> = a
             .extents
