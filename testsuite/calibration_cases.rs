@@ -6,7 +6,9 @@
 //! kernel IR (as the strategy generator ranks), and from the SASS where nvcc is installed
 //! (`calibrate.py accuracy --sass`). The same for the shipped recipes timed at full size
 //! by `benchmarks/vendor.py --mode gpu` (the register-tiled GEMMs of issue 19 among them),
-//! against `accuracy-vendor.json` and `accuracy-vendor-sass.json`.
+//! against `accuracy-vendor.json` and `accuracy-vendor-sass.json`; and for the 16
+//! outer-product GEMMs of `benchmarks/calibration/outer/set.json` (1024^3, timed on an H200,
+//! emulated for the H200) against `accuracy-outer.json` and `accuracy-outer-sass.json`.
 
 use crate::harness::gpucc;
 use std::path::Path;
@@ -79,6 +81,20 @@ fn the_emulator_on_sass_streams_predicts_the_shipped_recipes_h100_timings_as_rec
     against_the_timings("accuracy-vendor-sass.json", "");
 }
 
+#[test]
+fn the_emulator_ranks_and_predicts_the_outer_product_gemms_as_recorded() {
+    against_the_timings("accuracy-outer.json", "--estimate-registers");
+}
+
+#[test]
+fn the_emulator_on_sass_streams_predicts_the_outer_product_gemms_as_recorded() {
+    if crate::harness::nvcc().is_none() {
+        eprintln!("nvcc not found: the SASS streams' accuracy is not checked");
+        return;
+    }
+    against_the_timings("accuracy-outer-sass.json", "");
+}
+
 /// `gpucc emulate`'s arguments and the measured microseconds of every timed entry of a
 /// results file: a calibration set's (`measured_us`), or the shipped-recipe variants of a
 /// `vendor.py` file.
@@ -131,7 +147,18 @@ fn against_the_timings(recorded: &str, mode: &str) {
     let recorded = json(&root.join("benchmarks/calibration").join(recorded));
     let results = json(&root.join(recorded["results"].as_str().unwrap()));
     let entries = timed_entries(&results);
-    assert!(entries.len() >= 20, "{} timed variants", entries.len());
+    assert_eq!(
+        entries.len() as u64,
+        recorded["entries"].as_u64().unwrap(),
+        "timed variants in {}",
+        recorded["results"]
+    );
+    // The device the results were timed on (calibrate.py's device_of).
+    let name = results["device"].as_str().unwrap().to_lowercase();
+    let device = ["h200", "h100", "a100", "v100"]
+        .into_iter()
+        .find(|d| name.contains(d))
+        .unwrap_or_else(|| panic!("{name}: no description in benchmarks/devices/"));
     // Two workers: each emulation is a compile and an emulation.
     let next = std::sync::atomic::AtomicUsize::new(0);
     let predicted = std::sync::Mutex::new(vec![0.0; entries.len()]);
@@ -148,6 +175,7 @@ fn against_the_timings(recorded: &str, mode: &str) {
                 if !mode.is_empty() {
                     args.push(mode.to_string());
                 }
+                args.extend(["--device".to_string(), device.to_string()]);
                 let (code, out, err) = gpucc(&args);
                 assert_eq!(code, 0, "{args:?}: {err}");
                 let v: serde_json::Value = serde_json::from_str(&out).unwrap();

@@ -1,4 +1,4 @@
-// gpucc-args: --recipe recipes/matvec.lua
+// gpucc-args: --recipe recipes/matvec_rows.lua
 // benchmarks/vendor.py: single-precision matrix-vector product y = A x, A of M x N
 // row-major (as testsuite/cuda/matvec.c, with #define sizes instead of run-time ones).
 #define M 4096

@@ -48,6 +48,7 @@ pub const COMMANDS: &[&str] = &[
     "tile_by_index",
     "tile",
     "permute",
+    "distribute",
     "unroll",
     "unroll_to_depth",
     "cudaize",

@@ -32,6 +32,10 @@ pub struct Partition {
     pub inner: Vec<LoopId>,
     /// Arrays (and scalars) whose sums are split over the threads.
     pub reduce: Vec<ArrayId>,
+    /// For a sum in an imperfect nest: the statement before the summing loop (`y[i] = 0`)
+    /// that is distributed into a loop nest and a kernel of its own, one thread per
+    /// iteration of its innermost loop (the second of the pair).
+    pub split: Option<(StatementId, LoopId)>,
     /// The decisions, for the recipe's comments.
     pub reasons: Vec<String>,
 }
@@ -40,6 +44,17 @@ impl Partition {
     /// The loops mapped to threads, x first.
     pub fn thread_loops(&self) -> Vec<LoopId> {
         std::iter::once(self.x).chain(self.y).collect()
+    }
+
+    /// The loop that `split`'s distribution splits: the outermost one around the split
+    /// statement that does not stay on the host.
+    pub fn distributed_in(&self, p: &Program) -> Option<LoopId> {
+        let (s, _) = self.split?;
+        p.statements[s]
+            .loops
+            .iter()
+            .copied()
+            .find(|l| !self.host.contains(l))
     }
 
     /// Every loop with a hardware index (threads and blocks).
@@ -127,11 +142,37 @@ pub fn candidates(n: &Nests, root: LoopId) -> Vec<Partition> {
         // A sum split over threads, in the order the sum runs (a reduction may not be
         // reordered): the innermost loop of a perfect nest (every statement in it) on the
         // threads along x, the loop around it (if any) on blocks, and tiled onto the
-        // threads along y when it is a sum too.
-        let innermost = *band.last().expect("a band has a root");
-        let perfect = stmts
+        // threads along y when it is a sum too. A loop that holds a statement before its
+        // one inner loop (`y[i] = 0;` before `for (j ...)`) does not end the band here:
+        // that statement may be split off.
+        let mut band = band.clone();
+        let last = *band.last().expect("a band has a root");
+        if let [inner] = n.children(Some(last)).as_slice() {
+            band.extend(n.band(*inner));
+        }
+        let summed: Vec<(LoopId, Vec<ArrayId>)> = band
             .iter()
-            .all(|&s| n.p.statements[s].loops.last() == Some(&innermost));
+            .filter_map(|l| n.splittable_reduction(*l).map(|a| (*l, a)))
+            .collect();
+        let innermost = *band.last().expect("a band has a root");
+        let outside: Vec<StatementId> = stmts
+            .iter()
+            .copied()
+            .filter(|&s| n.p.statements[s].loops.last() != Some(&innermost))
+            .collect();
+        // One statement before the sum, in a parallel loop of the band (`y[i] = 0` of a
+        // matrix-vector product), is distributed into a kernel of its own: the sum's
+        // nest is then perfect (the recipe interpreter checks that the distribution is
+        // legal).
+        let split = match outside.as_slice() {
+            [s] if stmts.iter().all(|t| t >= s) => n.p.statements[*s]
+                .loops
+                .last()
+                .filter(|l| band.contains(l) && n.is_parallel(**l) && !host.contains(l))
+                .map(|l| (*s, *l)),
+            _ => None,
+        };
+        let perfect = outside.is_empty() || split.is_some();
         let mut mappable: Vec<LoopId> =
             band.iter().copied().filter(|l| !host.contains(l)).collect();
         if perfect && mappable.len() <= 2 {
@@ -158,7 +199,7 @@ pub fn candidates(n: &Nests, root: LoopId) -> Vec<Partition> {
                     None => (None, None),
                 };
                 if outer.is_none() || y.is_some() || block_y.is_some() {
-                    out.push(partition(
+                    let mut part = partition(
                         n,
                         &band,
                         &host,
@@ -168,7 +209,20 @@ pub fn candidates(n: &Nests, root: LoopId) -> Vec<Partition> {
                         &reduce,
                         &host_reason,
                         &stmts,
-                    ));
+                    );
+                    if let Some((s, l)) = split {
+                        part.split = split;
+                        part.reasons.insert(
+                            host_reason.len(),
+                            format!(
+                                "The statement at line {} runs before the sum: its loop `{}` is distributed, and it runs in a kernel of its own, one thread per `{}`.",
+                                n.p.statements[s].line,
+                                n.name(part.distributed_in(n.p).expect("the statement is in the band")),
+                                n.name(l)
+                            ),
+                        );
+                    }
+                    out.push(part);
                 }
             }
         }
@@ -262,7 +316,7 @@ fn partition(
         ));
         if let Some(b) = block_y {
             reasons.push(format!(
-                "`{}` carries no dependence: one row of blocks per value (blockIdx.y).",
+                "`{}` carries no dependence: one block per value.",
                 n.name(b)
             ));
         }
@@ -286,6 +340,7 @@ fn partition(
         block_y,
         inner,
         reduce: reduce.to_vec(),
+        split: None,
         reasons,
     }
 }

@@ -393,7 +393,32 @@ fn write_sum(
     let part = &v.partition;
     let name = |l: LoopId| p.loops[l].iterator.clone();
     write_params(r, v, sfx);
-    let stmt_arg = statement_arg(p, stmts, &[part.x], several);
+    // A statement split off: its own nest and kernel, and statement numbers from here on.
+    if let (Some((s, l)), Some(d)) = (part.split, part.distributed_in(p)) {
+        let sum = statement_arg(p, stmts, &[part.x], true);
+        let sum = sum.trim_end_matches(", ");
+        let (i, ii) = (
+            name(l),
+            names.fresh(&format!("{}{}s{sfx}", name(l), name(l))),
+        );
+        let outside: Vec<String> = p.statements[s]
+            .loops
+            .iter()
+            .take_while(|x| **x != l)
+            .map(|x| format!("\"{}\", ", name(*x)))
+            .collect();
+        let _ = writeln!(r, "distribute({{{s}, {sum}}}, \"{}\")", name(d));
+        let _ = writeln!(
+            r,
+            "tile_by_index({s}, {{\"{i}\"}}, {{256}}, {{l1_control=\"{ii}\"}}, {{{}\"{ii}\", \"{i}\"}})",
+            outside.concat()
+        );
+        let _ = writeln!(
+            r,
+            "cudaize({s}, \"{kernel}_init\", {{}}, {{block={{\"{ii}\"}}, thread={{\"{i}\"}}}})"
+        );
+    }
+    let stmt_arg = statement_arg(p, stmts, &[part.x], several || part.split.is_some());
     let x = name(part.x);
     let xx = names.control(&x, sfx);
     let host: Vec<String> = part

@@ -2,7 +2,8 @@
 //! listed loops occupy are refilled in the listed order; its other loops stay where they
 //! are. A statement that has only some of the loops (an initialisation outside the
 //! innermost loop) takes the ones it has, which may distribute the nest. The result must
-//! respect every dependence.
+//! respect every dependence. `distribute` splits a loop so that statements it enclosed
+//! run in loop nests of their own.
 
 use super::{legality, LevelId, TResult, TransformError, Transformed};
 
@@ -70,4 +71,89 @@ fn check_tiles_stay_outside(t: &Transformed) -> TResult<()> {
         }
     }
     Ok(())
+}
+
+/// `distribute`: splits the loop `level` (and the loops inside it) so that each of
+/// `statements` runs in a loop nest of its own, in the order of the text; the statements
+/// not named keep the original loops. CHiLL's `distribute(stmts, level)`. The new loops
+/// keep their names (commands tell them apart by statement number). Refused when a
+/// dependence would run backwards, and once a named statement is in a kernel.
+pub fn distribute(t: &mut Transformed, level: LevelId, statements: &[usize]) -> TResult<()> {
+    let inside = t.statements_in(level);
+    for &s in statements {
+        if !inside.contains(&s) {
+            return Err(TransformError::new(format!(
+                "the statement at line {} is not inside the loop {}",
+                statement_line(t, s),
+                t.describe_level(level)
+            ))
+            .hint("name the statements that the loop encloses (`gpucc deps` numbers them)"));
+        }
+        if t.kernel_of(s).is_some() {
+            return Err(TransformError::new(format!(
+                "the statement at line {} is already in a kernel",
+                statement_line(t, s)
+            ))
+            .hint("distribute loops before `cudaize`"));
+        }
+    }
+    if inside.len() < 2 {
+        return Err(TransformError::new(format!(
+            "the loop {} encloses one statement: there is nothing to distribute",
+            t.describe_level(level)
+        ))
+        .hint("distribute a loop that encloses several statements"));
+    }
+    let saved = (t.statements.clone(), t.levels.len());
+    let before = legality::schedules(t);
+    // Every named statement but one takes fresh copies of the loops it shares from
+    // `level` inwards; the first keeps the originals when every statement is named.
+    let keeps = if inside.iter().all(|s| statements.contains(s)) {
+        statements.first().copied()
+    } else {
+        None
+    };
+    for &s in statements {
+        if Some(s) == keeps {
+            continue;
+        }
+        let from = t
+            .level_index(s, level)
+            .expect("the statement is inside the loop");
+        let mut renamed: Vec<(LevelId, LevelId)> = Vec::new();
+        for k in from..t.statements[s].levels.len() {
+            let old = t.statements[s].levels[k].0;
+            let shared = t
+                .statements
+                .iter()
+                .enumerate()
+                .any(|(o, st)| o != s && st.levels.iter().any(|(l, _)| *l == old));
+            if !shared {
+                continue;
+            }
+            let mut copy = t.levels[old].clone();
+            if let Some(tile) = &mut copy.tile {
+                if let Some((_, new)) = renamed.iter().find(|(o, _)| *o == tile.control) {
+                    tile.control = *new;
+                }
+            }
+            t.levels.push(copy);
+            let new = t.levels.len() - 1;
+            renamed.push((old, new));
+            t.statements[s].levels[k].0 = new;
+        }
+    }
+    let checked = legality::check_order(t, "this distribution", Some(&before));
+    if checked.is_err() {
+        t.statements = saved.0;
+        t.levels.truncate(saved.1);
+    }
+    checked
+}
+
+fn statement_line(t: &Transformed, s: usize) -> usize {
+    match t.statements[s].kind {
+        super::StmtKind::Compute(id) => t.program.statements[id].line,
+        _ => 0,
+    }
 }

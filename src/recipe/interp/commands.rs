@@ -60,6 +60,41 @@ impl Interp<'_> {
         }
     }
 
+    /// A table of statement numbers (`{0, 1}`), as transformed statement indices.
+    fn statement_list(&self, arg: &Arg) -> Eval<Vec<usize>> {
+        let items: Vec<Arg> = match &arg.0 {
+            Value::Table(t) if !t.array.is_empty() => {
+                t.array.iter().map(|v| (v.clone(), arg.1)).collect()
+            }
+            Value::Num(_) => vec![arg.clone()],
+            other => {
+                return Err(Box::new(
+                    self.error(
+                        arg.1,
+                        format!(
+                            "the statements must be a list of statement numbers, not {}",
+                            other.type_name()
+                        ),
+                    )
+                    .with_hint("write a table: {0, 1}"),
+                ))
+            }
+        };
+        let mut out = Vec::new();
+        for item in &items {
+            let (Some(s), _) = self.statement_arg(std::slice::from_ref(item))? else {
+                return Err(Box::new(
+                    self.error(arg.1, "the statements must be numbers")
+                        .with_hint("write a table: {0, 1}"),
+                ));
+            };
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        Ok(out)
+    }
+
     /// A leading statement number (`tile_by_index(0, ...)`, as later CHiLL writes).
     fn statement_arg<'b>(&self, args: &'b [Arg]) -> Eval<(Option<usize>, &'b [Arg])> {
         match args.first() {
@@ -326,6 +361,14 @@ impl Interp<'_> {
                     .collect::<Eval<Vec<_>>>()?;
                 let targets = stmt.map(|s| vec![s]);
                 let r = permute::permute(&mut self.t, &levels, targets.as_deref());
+                wrap(self, r)?;
+            }
+            "distribute" => {
+                self.expect_args(args, 2, 2, call, "distribute({0, 1}, \"i\")")?;
+                let statements = self.statement_list(&args[0])?;
+                let lp = self.string(&args[1], "the loop")?;
+                let level = self.level(&lp, args[1].1, statements.first().copied())?;
+                let r = permute::distribute(&mut self.t, level, &statements);
                 wrap(self, r)?;
             }
             "unroll" => {
