@@ -25,7 +25,10 @@
       ptxas), recorded in benchmarks/calibration/accuracy-sass.json. RESULTS may also be
       a `benchmarks/vendor.py --mode gpu` results file: its shipped-recipe variants
       (register-tiled GEMMs, GEMV, transpose, Jacobi at full size) are the timed entries,
-      recorded in accuracy-vendor.json (accuracy-vendor-sass.json with --sass).
+      recorded in accuracy-vendor.json (accuracy-vendor-sass.json with --sass); or a
+      `time --set benchmarks/calibration/outer/set.json` results file (the outer-product
+      GEMMs of issue 19), recorded in accuracy-outer.json (-outer-sass.json). Entries are
+      emulated for the device the results were timed on (--device h100, h200, ...).
 """
 import argparse
 import datetime
@@ -268,12 +271,22 @@ def timed_entries(results):
     return out
 
 
+def device_of(results):
+    """The description in benchmarks/devices/ of the GPU a results file was timed on."""
+    name = results.get("device", "")
+    for key in ("h200", "h100", "a100", "v100"):
+        if key in name.lower():
+            return key
+    sys.exit(f"{name!r}: no description in benchmarks/devices/ matches the results' device")
+
+
 def accuracy(args):
     gpucc = gpucc_path(args.gpucc)
     with open(args.results) as f:
         results = json.load(f)
     measured, predicted = [], []
     mode = [] if args.sass else ["--estimate-registers"]
+    mode += ["--device", device_of(results)]
     for cmd, us in timed_entries(results):
         r = subprocess.run([gpucc, "emulate", *cmd, *mode, "--json"],
                            cwd=ROOT, capture_output=True, text=True)
@@ -297,12 +310,14 @@ def accuracy(args):
         "geomean_relative_error": round(geomean, 4),
         "commit": commit_label(),
         "date": datetime.date.today().isoformat(),
-        "how": f"gpucc emulate {' '.join(mode) or '(SASS streams, registers from ptxas)'} "
+        "how": f"gpucc emulate {' '.join(mode)}"
+               f"{' (SASS streams, registers from ptxas)' if args.sass else ''} "
                "on every timed entry; testsuite/calibration_cases.rs fails if its figures "
                "are worse than these",
     }
-    vendor = "vendor" in os.path.basename(args.results)
-    name = "accuracy" + ("-vendor" if vendor else "") + ("-sass" if args.sass else "") + ".json"
+    base = os.path.basename(args.results)
+    kind = "-vendor" if "vendor" in base else "-outer" if "calibration-outer" in base else ""
+    name = "accuracy" + kind + ("-sass" if args.sass else "") + ".json"
     with open(os.path.join(SET_DIR, name), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
