@@ -139,6 +139,39 @@ fn verify_with_a_recipe_compiles_and_checks_at_chosen_sizes() {
     assert!(out.contains("  y  45 elements"), "{out}");
 }
 
+/// A float sum of 16384 products split over a block's threads differs from the C's
+/// sequential sum by more than the fixed tolerance of 1e-4 (1.4e-4 here; an SGEMV on an
+/// H200 at 16384^2: 1.65e-4), and within the rounding bound of a sum of that length.
+#[test]
+fn a_long_float_sum_in_another_order_is_held_to_its_rounding_bound() {
+    let args: Vec<String> = [
+        "verify",
+        "benchmarks/vendor/sgemv.c",
+        "--recipe",
+        "recipes/matvec_rows.lua",
+        "-D",
+        "M=64",
+        "-D",
+        "N=16384",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (code, out, err) = gpucc(&args);
+    assert_eq!(code, 0, "{out}{err}");
+    let error: f64 = out
+        .split("max relative error ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("no error figure in {out}"));
+    assert!(error > 1e-4 && error < 2e-3, "{out}");
+    assert!(
+        out.contains("  y  64 elements") && out.contains("same"),
+        "{out}"
+    );
+}
+
 /// The hand-written tiled matrix product of `testsuite/verify/`: it verifies; without
 /// either of its barriers, or with blocks writing one another's elements, it is a race.
 #[test]

@@ -326,3 +326,60 @@ impl Program {
         false
     }
 }
+
+impl Program {
+    /// The number of values loop `l`'s index takes in statement `s`'s domain with the
+    /// parameters at `sizes` (isl's bounds of the loop's dimension; for a triangular loop
+    /// its longest row); `None` when a parameter is missing or isl cannot tell.
+    pub fn index_range(&self, s: StatementId, l: LoopId, sizes: &[(String, i64)]) -> Option<i64> {
+        use super::isl::{Bound, Ctx, Set};
+        let ctx = Ctx::new();
+        let st = &self.statements[s];
+        let k = st.loops.iter().position(|x| *x == l)?;
+        let fix: Vec<String> = sizes
+            .iter()
+            .filter(|(n, _)| self.params.contains(n))
+            .map(|(n, v)| format!("{} = {v}", isl_name(n)))
+            .collect();
+        let mut text = self.domain_text(s);
+        if !fix.is_empty() {
+            let body = text.trim_end().trim_end_matches('}').to_string();
+            text = format!("{body} and {} }}", fix.join(" and "));
+        }
+        let set = Set::parse(&ctx, &text).ok()?;
+        let set = set.project_out_params().ok()?;
+        match set.dim_range(k).ok()? {
+            (Bound::Finite(lo), Bound::Finite(hi)) => {
+                Some((hi - lo) / self.loops[l].step.abs() + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// The most updates (`x += e`, `x = fmaxf(x, e)`, ...) one element of `array` receives
+    /// at `sizes`: for each updating statement, the product of the ranges of its loops
+    /// that its written element does not depend on (1 when nothing updates the array).
+    /// A floating-point sum's rounding error grows with it.
+    pub fn updates_per_element(&self, array: ArrayId, sizes: &[(String, i64)]) -> i64 {
+        let mut most = 1i64;
+        for (s, st) in self.statements.iter().enumerate() {
+            let write = &self.accesses[st.write];
+            if write.array != array || st.update.is_none() {
+                continue;
+            }
+            let mut vars = Vec::new();
+            for sub in &write.subscripts {
+                sub.vars(&mut vars);
+            }
+            let mut n = 1i64;
+            for &l in &st.loops {
+                let index = super::affine::Var::Index(self.loops[l].iterator.clone());
+                if !vars.contains(&index) {
+                    n = n.saturating_mul(self.index_range(s, l, sizes).unwrap_or(1));
+                }
+            }
+            most = most.max(n);
+        }
+        most
+    }
+}

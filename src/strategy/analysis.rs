@@ -116,28 +116,7 @@ impl<'a> Nests<'a> {
     /// The number of values loop `l`'s index takes in statement `s`'s domain, at the
     /// problem size, from the domain's constraints (isl).
     fn index_range(&self, s: StatementId, l: LoopId) -> Option<i64> {
-        use crate::poly::isl::{Bound, Ctx, Set};
-        let ctx = Ctx::new();
-        let st = &self.p.statements[s];
-        let k = st.loops.iter().position(|x| *x == l)?;
-        let fix: Vec<String> = self
-            .sizes
-            .iter()
-            .map(|(n, v)| format!("{} = {v}", crate::poly::affine::isl_name(n)))
-            .collect();
-        let mut text = self.p.domain_text(s);
-        if !fix.is_empty() {
-            let body = text.trim_end().trim_end_matches('}').to_string();
-            text = format!("{body} and {} }}", fix.join(" and "));
-        }
-        let set = Set::parse(&ctx, &text).ok()?;
-        let set = set.project_out_params().ok()?;
-        match set.dim_range(k).ok()? {
-            (Bound::Finite(lo), Bound::Finite(hi)) => {
-                Some((hi - lo) / self.p.loops[l].step.abs() + 1)
-            }
-            _ => None,
-        }
+        self.p.index_range(s, l, &self.sizes)
     }
 
     /// The loops whose index subscript `dim` of access `a` uses.
