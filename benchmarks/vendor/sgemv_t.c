@@ -1,4 +1,4 @@
-// gpucc-args: --recipe recipes/matvec_transposed.lua
+// gpucc-args: --recipe recipes/matvec_columns.lua
 // benchmarks/vendor.py: transposed single-precision matrix-vector product y = A^T x, A of
 // M x N row-major (as testsuite/cuda/matvec_transposed.c).
 #define M 4096

@@ -698,7 +698,7 @@ fn kernel_code(
         }
     }
     let body = ir::prune(&body, &mut ranges);
-    let reductions = reduction::targets(t, ctx, kernel, &names)?
+    let reductions = reduction::targets(t, ctx, kernel, &names, &context)?
         .into_iter()
         .map(|r| ReductionIr {
             target: ir::prune(&r.target, &mut ranges),
@@ -718,7 +718,7 @@ fn kernel_code(
 }
 
 /// The constraint tying statement `s`'s thread loop `d` to the kernel variable `name`.
-fn thread_constraint(
+pub(crate) fn thread_constraint(
     t: &Transformed,
     kernel: &Kernel,
     s: usize,

@@ -10,11 +10,16 @@ use crate::transform::cudaize::Kernel;
 use crate::transform::{StmtKind, Transformed};
 
 /// One [`ReductionIr`] per reduction of `kernel`.
+///
+/// A reduction whose element depends on the thread index gets its element in terms of the
+/// thread variables too, under `thread_context` (the kernel's, over every kernel variable),
+/// with a guard where a thread may hold no instance.
 pub fn targets(
     t: &Transformed,
     ctx: &Ctx,
     kernel: &Kernel,
     names: &KernelNames,
+    thread_context: &Set,
 ) -> Result<Vec<ReductionIr>, IslError> {
     let p = &t.program;
     // The element is a function of the program's parameters and the host and block
@@ -23,6 +28,8 @@ pub fn targets(
     params.extend(names.host.iter().cloned());
     let outer = params.clone();
     params.extend(names.blocks.iter().cloned());
+    let mut with_threads = params.clone();
+    with_threads.extend(names.threads.iter().cloned());
     let params = &params;
     let mut context = Set::parse(ctx, &format!("{}{{ : }}", prefix(params)))?;
     for (l, name) in kernel.blocks.iter().zip(&names.blocks) {
@@ -50,6 +57,16 @@ pub fn targets(
         for (sub, e) in write.subscripts.iter().zip(&outs) {
             conds.push(sub.equals_text(e));
         }
+        let params = if reduction.per_thread {
+            for d in 0..kernel.threads.len() {
+                if let Some(cond) = super::thread_constraint(t, kernel, s, d, &names.threads[d]) {
+                    conds.push(cond);
+                }
+            }
+            &with_threads
+        } else {
+            params
+        };
         if conds.is_empty() {
             conds.push("0 = 0".into());
         }
@@ -65,8 +82,8 @@ pub fn targets(
         )?
         .intersect_domain(&Set::parse(ctx, &t.statements[s].domain)?)?
         .range()?;
-        // One element per block (cudaize checked it): isl writes each dimension as the
-        // value it has, not as a loop.
+        // One element per block, or per thread (cudaize checked it): isl writes each
+        // dimension as the value it has, not as a loop.
         let mut time = vec!["0".to_string()];
         time.extend(outs.iter().cloned());
         let schedule = Map::parse(
@@ -80,6 +97,11 @@ pub fn targets(
         )?
         .intersect_domain(&elements)?;
         let schedule = UnionMap::parse_all(ctx, std::iter::once(schedule.to_string().as_str()))?;
+        let context = if reduction.per_thread {
+            thread_context
+        } else {
+            context
+        };
         let ast = astbuild::build_ast(ctx, context, &schedule, None)?;
         out.push(ReductionIr {
             reduction: r,

@@ -202,16 +202,28 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
             k.name
         ));
     } else {
-        let reduced: Vec<String> = kernel
-            .reductions
-            .iter()
-            .map(|r| format!("`{}`", p.arrays[r.array].name))
-            .collect();
-        let reduced = if reduced.is_empty() {
-            String::new()
-        } else {
-            format!("; reduces {} across its threads", reduced.join(", "))
+        let names = |per_thread: bool| -> Vec<String> {
+            kernel
+                .reductions
+                .iter()
+                .filter(|r| r.per_thread == per_thread)
+                .map(|r| format!("`{}`", p.arrays[r.array].name))
+                .collect()
         };
+        let mut reduced = String::new();
+        let (across, across_blocks) = (names(false), names(true));
+        if !across.is_empty() {
+            reduced.push_str(&format!(
+                "; reduces {} across its threads",
+                across.join(", ")
+            ));
+        }
+        if !across_blocks.is_empty() {
+            reduced.push_str(&format!(
+                "; reduces {} across its blocks",
+                across_blocks.join(", ")
+            ));
+        }
         w.line(&format!(
             "/* Kernel {}: {}; {} threads per block{reduced}. */",
             k.name,

@@ -2,7 +2,8 @@
 //! register, initialised to the operator's identity; after the body, the block combines
 //! its threads' partial results (warp shuffles, then the warps' results through shared
 //! memory; or a tree in shared memory when the block is not a whole number of warps); one
-//! thread then folds the block's result into the variable with an atomic operation.
+//! thread then folds the block's result into the variable with an atomic operation. When
+//! the element depends on the thread index, each thread folds its own result instead.
 
 use super::cexpr::{from_ir, print, CExpr};
 use super::kernel::{condition, loop_header};
@@ -61,11 +62,7 @@ pub(super) fn reduction_text(t: &Transformed, k: &KernelIr) -> ReductionText {
     // The thread's index in the block, as CUDA numbers the threads of warps.
     let (tid, lane, warp) = (name("tid"), name("lane"), name("warp"));
     let comment = |reduction: &Reduction| {
-        let what = match reduction.op {
-            ReductionOp::Min => "minimum",
-            ReductionOp::Max => "maximum",
-            _ => "sum",
-        };
+        let what = what(reduction.op);
         let array = &t.program.arrays[reduction.array].name;
         match shape {
             Shape::Single => format!("/* The block's {what} of `{array}`. */"),
@@ -80,8 +77,33 @@ pub(super) fn reduction_text(t: &Transformed, k: &KernelIr) -> ReductionText {
             ),
         }
     };
+    // Elements that depend on the thread index: each thread folds its own result.
+    for (r, reduction) in kernel.reductions.iter().enumerate() {
+        let array = &t.program.arrays[reduction.array];
+        let ty = array.elem;
+        let partial = &reduction.partial;
+        declarations.push(format!(
+            "{} {partial} = {};",
+            ty.c_name(),
+            identity(reduction.op, ty)
+        ));
+        if reduction.per_thread {
+            end.line(&format!(
+                "/* Each thread's {} of `{}` goes to its own element, atomically: threads of other blocks add to it too. */",
+                what(reduction.op),
+                array.name
+            ));
+            write_target(&mut end, t, k, reduction, &k.reductions[r].target, partial);
+        }
+    }
+    let Some(first) = kernel.reductions.iter().find(|r| !r.per_thread) else {
+        return ReductionText {
+            declarations,
+            end: end.out,
+        };
+    };
     // The first reduction's comment, then the thread's place in the block and its warp.
-    end.line(&comment(&kernel.reductions[0]));
+    end.line(&comment(first));
     let linear = if k.block.len() == 1 {
         "threadIdx.x".to_string()
     } else {
@@ -95,15 +117,13 @@ pub(super) fn reduction_text(t: &Transformed, k: &KernelIr) -> ReductionText {
         }
     }
     for (r, reduction) in kernel.reductions.iter().enumerate() {
+        if reduction.per_thread {
+            continue;
+        }
         let array = &t.program.arrays[reduction.array];
         let ty = array.elem;
         let partial = &reduction.partial;
-        declarations.push(format!(
-            "{} {partial} = {};",
-            ty.c_name(),
-            identity(reduction.op, ty)
-        ));
-        if r > 0 {
+        if !std::ptr::eq(reduction, first) {
             end.line(&comment(reduction));
         }
         let target = &k.reductions[r].target;
@@ -193,6 +213,15 @@ pub(super) fn reduction_text(t: &Transformed, k: &KernelIr) -> ReductionText {
     ReductionText {
         declarations,
         end: end.out,
+    }
+}
+
+/// `sum`, `minimum`, `maximum`: what a reduction computes, for comments.
+fn what(op: ReductionOp) -> &'static str {
+    match op {
+        ReductionOp::Min => "minimum",
+        ReductionOp::Max => "maximum",
+        _ => "sum",
     }
 }
 

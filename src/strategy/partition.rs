@@ -36,6 +36,10 @@ pub struct Partition {
     /// that is distributed into a loop nest and a kernel of its own, one thread per
     /// iteration of its innermost loop (the second of the pair).
     pub split: Option<(StatementId, LoopId)>,
+    /// For sums per thread: the summed loop, tiled, its tiles on `blockIdx.y` (each
+    /// thread sums one tile and adds it to its element atomically); `x` is then a parallel
+    /// loop.
+    pub blocks_sum: Option<LoopId>,
     /// The decisions, for the recipe's comments.
     pub reasons: Vec<String>,
 }
@@ -67,6 +71,13 @@ impl Partition {
     /// A short description: `2-D (j, i)`, `1-D (i)`, `reduction over i`.
     pub fn describe(&self, p: &Program) -> String {
         let name = |l: LoopId| &p.loops[l].iterator;
+        if let Some(sum) = self.blocks_sum {
+            return format!(
+                "1-D threads (`{}`), sum over `{}` split over blocks",
+                name(self.x),
+                name(sum)
+            );
+        }
         if !self.reduce.is_empty() {
             return format!("parallel sum over `{}`", name(self.x));
         }
@@ -173,14 +184,47 @@ pub fn candidates(n: &Nests, root: LoopId) -> Vec<Partition> {
             _ => None,
         };
         let perfect = outside.is_empty() || split.is_some();
+        let with_split = |mut part: Partition| -> Partition {
+            if let Some((s, l)) = split {
+                part.split = split;
+                part.reasons.insert(
+                    host_reason.len(),
+                    format!(
+                        "The statement at line {} runs before the sum: its loop `{}` is distributed, and it runs in a kernel of its own, one thread per `{}`.",
+                        n.p.statements[s].line,
+                        n.name(part.distributed_in(n.p).expect("the statement is in the band")),
+                        n.name(l)
+                    ),
+                );
+            }
+            part
+        };
+        let sums_of = |l: LoopId| summed.iter().find(|(s, _)| *s == l).map(|(_, a)| a);
         let mut mappable: Vec<LoopId> =
             band.iter().copied().filter(|l| !host.contains(l)).collect();
+        // Sums per thread, split over blocks (the transposed matrix-vector product): the
+        // parallel loop around the sum on threads along x, so that a warp reads along the
+        // arrays' last dimension; the summed loop tiled, its tiles on blocks along y, each
+        // thread adding its tile's sum to its own element atomically.
+        if let ([o, sum], true) = (mappable.as_slice(), perfect) {
+            if let (true, Some(sums)) = (n.is_parallel(*o), sums_of(*sum)) {
+                let mut part =
+                    partition(n, &band, &host, *o, None, None, &[], &host_reason, &stmts);
+                part.reduce = sums.clone();
+                part.blocks_sum = Some(*sum);
+                part.reasons.push(format!(
+                    "`{}` only sums into {}: its tiles go to blocks along y, and each thread adds its tile's sum to its element atomically.",
+                    n.name(*sum),
+                    names_of(n, sums)
+                ));
+                out.push(with_split(part));
+            }
+        }
         if perfect && mappable.len() <= 2 {
             let x = mappable
                 .pop()
                 .expect("the innermost loop is not on the host");
             let outer = mappable.pop();
-            let sums_of = |l: LoopId| summed.iter().find(|(s, _)| *s == l).map(|(_, a)| a);
             if let Some(x_sums) = sums_of(x) {
                 let mut reduce: Vec<ArrayId> = x_sums.clone();
                 let (y, block_y) = match outer {
@@ -199,7 +243,7 @@ pub fn candidates(n: &Nests, root: LoopId) -> Vec<Partition> {
                     None => (None, None),
                 };
                 if outer.is_none() || y.is_some() || block_y.is_some() {
-                    let mut part = partition(
+                    let part = partition(
                         n,
                         &band,
                         &host,
@@ -210,24 +254,21 @@ pub fn candidates(n: &Nests, root: LoopId) -> Vec<Partition> {
                         &host_reason,
                         &stmts,
                     );
-                    if let Some((s, l)) = split {
-                        part.split = split;
-                        part.reasons.insert(
-                            host_reason.len(),
-                            format!(
-                                "The statement at line {} runs before the sum: its loop `{}` is distributed, and it runs in a kernel of its own, one thread per `{}`.",
-                                n.p.statements[s].line,
-                                n.name(part.distributed_in(n.p).expect("the statement is in the band")),
-                                n.name(l)
-                            ),
-                        );
-                    }
-                    out.push(part);
+                    out.push(with_split(part));
                 }
             }
         }
     }
     out
+}
+
+/// `` `y`, `z` ``: the arrays' names, for the reasons.
+fn names_of(n: &Nests, arrays: &[ArrayId]) -> String {
+    let names: Vec<String> = arrays
+        .iter()
+        .map(|a| format!("`{}`", n.p.arrays[*a].name))
+        .collect();
+    names.join(", ")
 }
 
 /// Candidates for `threadIdx.x`, best first: the loop that indexes the last dimension of
@@ -305,14 +346,10 @@ fn partition(
             }
         ));
     } else {
-        let names: Vec<String> = reduce
-            .iter()
-            .map(|a| format!("`{}`", n.p.arrays[*a].name))
-            .collect();
         reasons.push(format!(
             "`{}` only sums into {}: threads along x each add up their share, then the block combines them and adds its total atomically.",
             n.name(x),
-            names.join(", ")
+            names_of(n, reduce)
         ));
         if let Some(b) = block_y {
             reasons.push(format!(
@@ -341,6 +378,7 @@ fn partition(
         inner,
         reduce: reduce.to_vec(),
         split: None,
+        blocks_sum: None,
         reasons,
     }
 }

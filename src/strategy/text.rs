@@ -433,7 +433,15 @@ fn write_sum(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let (blocks, threads) = if let Some(y) = part.y {
+    let (blocks, threads) = if let Some(sum) = part.blocks_sum {
+        let (sum, sx) = (name(sum), names.control(&name(sum), sfx));
+        let _ = writeln!(
+            r,
+            "tile_by_index({stmt_arg}{{\"{x}\", \"{sum}\"}}, {{TX{sfx}, TR{sfx}}}, {{l1_control=\"{xx}\", l2_control=\"{sx}\"}}, {{{}}})",
+            order(&[xx.clone(), sx.clone(), x.clone(), sum.clone()])
+        );
+        (vec![xx.clone(), sx], vec![x.clone()])
+    } else if let Some(y) = part.y {
         let y = name(y);
         let yy = names.control(&y, sfx);
         let _ = writeln!(

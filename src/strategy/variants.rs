@@ -419,7 +419,15 @@ fn sum_parameters(
     device: &Device,
 ) -> Option<(Vec<Param>, Vec<Vec<i64>>)> {
     let ex = n.extent(part.x);
-    let (roles, options): (Vec<&'static str>, Vec<Vec<i64>>) = if part.y.is_some() {
+    let (roles, options): (Vec<&'static str>, Vec<Vec<i64>>) = if part.blocks_sum.is_some() {
+        let mut o = Vec::new();
+        for tx in [64, 128, 256] {
+            for tr in [64, 128, 256, 512] {
+                o.push(vec![tx, tr]);
+            }
+        }
+        (vec!["TX", "TR"], o)
+    } else if part.y.is_some() {
         let mut o = Vec::new();
         for tx in [64, 128, 256] {
             for ty in [2, 4, 8] {
@@ -443,7 +451,9 @@ fn sum_parameters(
     };
     let threads = |c: &[i64]| c[0] * if part.y.is_some() { c[1] } else { 1 };
     let blocks = |c: &[i64]| -> Option<i64> {
-        if let Some(y) = part.y {
+        if let Some(sum) = part.blocks_sum {
+            Some((ex? + c[0] - 1) / c[0] * ((n.extent(sum)? + c[1] - 1) / c[1]))
+        } else if let Some(y) = part.y {
             Some((n.extent(y)? + c[1] - 1) / c[1])
         } else if let Some(b) = part.block_y {
             n.extent(b)

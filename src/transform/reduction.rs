@@ -7,10 +7,12 @@
 //!
 //! Legal when the dependences that would cross threads or blocks are exactly those of one
 //! update statement on the variable (checked in [`super::cudaize`]), no other statement of
-//! the kernel touches the variable, and the element it updates is the same for all the
-//! threads of a block (it may depend on the block and host loops). A first version: an
-//! element that changes with a loop inside the thread is refused, since each thread keeps
-//! one partial result per variable.
+//! the kernel touches the variable, and each thread updates one element: the same for all
+//! the threads of a block (it may depend on the block and host loops), or one that
+//! depends on the thread index (a column sum split over blocks of rows: then each thread
+//! folds its own partial result into its element atomically, with no combining in the
+//! block). An element that changes with a loop inside the thread is refused, since each
+//! thread keeps one partial result per variable.
 
 use super::cudaize::{coordinate_values, mapping_text, Kernel};
 use super::{unroll, StmtKind, TResult, TransformError, Transformed};
@@ -29,6 +31,9 @@ pub struct Reduction {
     pub op: ReductionOp,
     /// The name of each thread's partial result.
     pub partial: String,
+    /// The element depends on the thread index: each thread folds its partial result into
+    /// its element itself, instead of the block combining its threads' results.
+    pub per_thread: bool,
 }
 
 /// The array that dependence `d` accumulates into, when `d` links two instances of one
@@ -159,30 +164,25 @@ pub fn reductions(t: &Transformed, kernel: &Kernel, names: &[String]) -> TResult
             .hint("accumulate into an `int`, `unsigned`, `float` or `double`"));
         }
         let target = &p.accesses[st.write].text;
-        match location(t, kernel, s)? {
-            Location::PerBlock => {}
-            Location::PerThread => {
-                return Err(TransformError::new(format!(
-                    "`{target}`, the element that line {} updates, depends on the thread index; `reduce=` combines a block's threads into one element",
-                    st.line
-                ))
-                .hint(format!("map the loops that choose the element of `{name}` to blocks, and the summed loop to threads")));
-            }
+        let per_thread = match location(t, kernel, s)? {
+            Location::PerBlock => false,
+            Location::PerThread => true,
             Location::InsideThread => {
                 return Err(TransformError::new(format!(
                     "`{target}`, the element that line {} updates, changes with a loop that runs inside each thread",
                     st.line
                 ))
                 .note("each thread keeps one partial result per variable, so the element must be the same for all of a thread's updates")
-                .hint(format!("map the loops that choose the element of `{name}` to blocks (or keep them on the host), and keep inside the threads only the summed loops")));
+                .hint(format!("map the loops that choose the element of `{name}` to blocks or threads (or keep them on the host), and keep inside the threads only the summed loops")));
             }
-        }
+        };
         let partial = unroll::fresh_name(t, &format!("{name}_part"));
         out.push(Reduction {
             array: a,
             statement: s,
             op: update.op,
             partial,
+            per_thread,
         });
     }
     Ok(out)
@@ -207,12 +207,12 @@ pub fn missing_reduce_hint(
     }
     let s = super::legality::compute_statement(t, d.source);
     Ok(match location(t, kernel, s)? {
-        Location::PerBlock => format!(
+        Location::PerBlock | Location::PerThread => format!(
             "to split the reduction into `{name}` across threads and blocks, list it in `reduce=`: {}",
             mapping_text(t, kernel, Some(array))
         ),
-        _ => format!(
-            "the element of `{name}` that line {} updates changes with the thread loops: keep the reduction loop sequential inside each thread, or map the loops that choose the element to blocks and the reduction loop to threads with `reduce={{\"{name}\"}}`",
+        Location::InsideThread => format!(
+            "the element of `{name}` that line {} updates changes with a loop inside each thread: keep the reduction loop sequential inside each thread, or map the loops that choose the element to blocks or threads and the reduction loop to threads or blocks with `reduce={{\"{name}\"}}`",
             st.line
         ),
     })
