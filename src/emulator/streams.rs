@@ -79,7 +79,7 @@ pub struct StreamBuilder {
     /// The last arithmetic instruction of the current statement.
     last: Option<usize>,
     /// Per updating statement: its last instance's final instruction.
-    chains: Vec<(usize, usize)>,
+    chains: Vec<(u64, usize)>,
     /// The previous loop increment.
     counter: Option<usize>,
 }
@@ -489,6 +489,33 @@ mod tests {
                 count: 1
             }
         );
+    }
+
+    #[test]
+    fn updates_of_different_elements_are_independent_chains() {
+        // An unrolled register tile: C_reg[0][0] += ..., C_reg[0][1] += ..., then
+        // C_reg[0][0] again; only the third waits, for the first.
+        let mut b = StreamBuilder::new(1.0, 0.0);
+        for key in [1, 2, 1] {
+            b.compute(
+                Arith {
+                    fp32: 1,
+                    update: Some(key),
+                    ..Arith::default()
+                },
+                1.0,
+            );
+            b.end_instance();
+        }
+        let deps: Vec<Vec<usize>> = b
+            .stream
+            .iter()
+            .map(|i| match i {
+                Instr::Op { deps, .. } => deps.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        assert_eq!(deps, vec![vec![], vec![], vec![0]]);
     }
 
     #[test]

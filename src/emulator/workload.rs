@@ -121,9 +121,11 @@ pub struct Arith {
     /// Of the FP32 and FP64 operations, the fused multiply-adds (two flops each: what the
     /// SASS walk compares lines by).
     pub fused: u32,
-    /// For an update `x op= e` kept in a register: the statement, whose successive
-    /// instances form a chain.
-    pub update: Option<usize>,
+    /// For an update `x op= e` kept in a register: the element it updates (the statement
+    /// and the linear forms of the written subscripts, hashed), whose successive updates
+    /// form a chain. The instances of an unrolled register tile update different elements:
+    /// independent chains, as many as the tile has elements.
+    pub update: Option<u64>,
 }
 
 /// What the walk of a kernel reports, in program order, for the representative thread.
@@ -1580,7 +1582,8 @@ impl<'a> Walker<'a> {
                     _ => a.int += arith,
                 }
                 if statement.update.is_some() && (write.is_none() || promoted.is_some()) {
-                    a.update = Some(id);
+                    let values: Option<Vec<Linear>> = args[..n].iter().map(ir::linear).collect();
+                    a.update = Some(updated_element(statement, p, values.as_deref()));
                 }
                 sink.compute(a, mult);
                 if let Some(m) = write.filter(|_| share(true) > 0.0) {
@@ -1634,6 +1637,48 @@ impl<'a> Walker<'a> {
             wide: [wide(2), wide(4)],
         }
     }
+}
+
+/// A linear form: its terms and its constant ([`ir::linear`]).
+type Linear = (Vec<(String, i64)>, i64);
+
+/// The key of the element an update instance writes: its statement and, where the
+/// iterators' values are linear forms, the written subscripts as linear forms of them.
+fn updated_element(
+    statement: &crate::poly::Statement,
+    p: &crate::poly::Program,
+    iterators: Option<&[Linear]>,
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    statement.write.hash(&mut h);
+    if let Some(values) = iterators {
+        for sub in &p.accesses[statement.write].subscripts {
+            let Some(aff) = sub.as_aff() else {
+                continue;
+            };
+            let mut terms: Vec<(String, i64)> = Vec::new();
+            let mut constant = 0i64;
+            for (k, l) in statement.loops.iter().enumerate() {
+                let (coef, _) = aff.coefficient(&Var::Index(p.loops[*l].iterator.clone()));
+                if coef == 0 {
+                    continue;
+                }
+                let (t, c) = &values[k];
+                constant += coef * c;
+                for (name, x) in t {
+                    match terms.iter_mut().find(|(n, _)| n == name) {
+                        Some((_, y)) => *y += coef * x,
+                        None => terms.push((name.clone(), coef * x)),
+                    }
+                }
+            }
+            terms.retain(|(_, c)| *c != 0);
+            terms.sort();
+            (terms, constant).hash(&mut h);
+        }
+    }
+    h.finish()
 }
 
 /// Registers per thread of a kernel whose register tiles hold `words` 32-bit words.
