@@ -329,6 +329,7 @@ def run_emulator(args, gpucc):
             if prev:
                 e["last_measured"] = {
                     "device": last["device"], "date": last["date"], "commit": last["commit"],
+                    "recipe": prev.get("recipe"),
                     "variants": {v: {x: prev["variants"].get(v, {}).get(x)
                                      for x in ("status", "time_us", "roofline_share", "vs_vendor")}
                                  for v in VARIANTS},
@@ -1048,7 +1049,10 @@ def table(doc):
                 status = f"{status}: {r['error'][:80]}"
             if emulated:
                 prev = e.get("last_measured")
-                if prev:
+                if prev and key == "recipe" and prev.get("recipe", e.get("recipe")) != e.get("recipe"):
+                    # Another shipped recipe was measured then: not this one's figure.
+                    last = f"- ({os.path.basename(prev.get('recipe') or '-')} then)"
+                elif prev:
                     pr = prev["vendor"] if key == "vendor" else prev["variants"].get(key, {})
                     last = (f"{fmt_us(pr.get('time_us'))}, {fmt_share(pr)}"
                             + (f", {pr['vs_vendor']:.2f}x cuBLAS" if pr.get("vs_vendor") else "")
