@@ -356,6 +356,40 @@ impl Program {
         }
     }
 
+    /// Whether the values the code writes into `array` depend, through any chain of
+    /// statements, on a `float` value that the code computes (not an input): the program's
+    /// `float` results may come out in another order on a GPU (a reduction split over
+    /// threads, fused multiply-adds), and a `double` computed from them inherits their
+    /// rounding, not a `double`'s.
+    pub fn computed_from_floats(&self, array: ArrayId) -> bool {
+        let float = crate::frontend::ast::ScalarType::Float;
+        let mut tainted: Vec<bool> = self
+            .arrays
+            .iter()
+            .enumerate()
+            .map(|(a, x)| {
+                x.elem == float
+                    && self
+                        .statements
+                        .iter()
+                        .any(|s| self.accesses[s.write].array == a)
+            })
+            .collect();
+        loop {
+            let mut changed = false;
+            for st in &self.statements {
+                let w = self.accesses[st.write].array;
+                if !tainted[w] && st.reads.iter().any(|r| tainted[self.accesses[*r].array]) {
+                    tainted[w] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return tainted[array];
+            }
+        }
+    }
+
     /// The most updates (`x += e`, `x = fmaxf(x, e)`, ...) one element of `array` receives
     /// at `sizes`: for each updating statement, the product of the ranges of its loops
     /// that its written element does not depend on (1 when nothing updates the array).
