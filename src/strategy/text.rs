@@ -395,8 +395,6 @@ fn write_sum(
     write_params(r, v, sfx);
     // A statement split off: its own nest and kernel, and statement numbers from here on.
     if let (Some((s, l)), Some(d)) = (part.split, part.distributed_in(p)) {
-        let sum = statement_arg(p, stmts, &[part.x], true);
-        let sum = sum.trim_end_matches(", ");
         let (i, ii) = (
             name(l),
             names.fresh(&format!("{}{}s{sfx}", name(l), name(l))),
@@ -407,7 +405,8 @@ fn write_sum(
             .take_while(|x| **x != l)
             .map(|x| format!("\"{}\", ", name(*x)))
             .collect();
-        let _ = writeln!(r, "distribute({{{s}, {sum}}}, \"{}\")", name(d));
+        // Only the split statement is named: the sum's statements keep their nest together.
+        let _ = writeln!(r, "distribute({{{s}}}, \"{}\")", name(d));
         let _ = writeln!(
             r,
             "tile_by_index({s}, {{\"{i}\"}}, {{256}}, {{l1_control=\"{ii}\"}}, {{{}\"{ii}\", \"{i}\"}})",
