@@ -172,7 +172,10 @@ pub fn identifiers(e: &Expr, out: &mut Vec<String>) {
 
 /// An affine isl expression as `(terms in order of appearance, constant)`; `None` when it
 /// is not a sum of integer multiples of names.
-pub fn linear(e: &Expr) -> Option<(Vec<(String, i64)>, i64)> {
+/// A linear form: its terms (name, coefficient) and its constant.
+pub type Linear = (Vec<(String, i64)>, i64);
+
+pub fn linear(e: &Expr) -> Option<Linear> {
     fn add(acc: &mut (Vec<(String, i64)>, i64), other: (Vec<(String, i64)>, i64), sign: i64) {
         for (n, c) in other.0 {
             match acc.0.iter_mut().find(|(x, _)| *x == n) {

@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use crate::codegen::ir::{self, Node};
+use crate::codegen::ir::{self, Linear, Node};
 use crate::frontend::ast::{expr_children, Ast, BinaryOp, ExprId, ExprKind};
 use crate::transform::datacopy::Memory;
 use crate::transform::{StmtKind, Transformed};
@@ -33,10 +33,8 @@ pub struct Reads {
     pub saved: u32,
 }
 
-/// A subscript as a linear form: its terms (sorted) and its constant.
-type Linear = (Vec<(String, i64)>, i64);
-
-/// One shared element as a thread names it: the copy and its subscripts.
+/// One shared element as a thread names it: the copy and its subscripts, each a linear
+/// form with its terms sorted.
 type Element = (usize, Vec<Linear>);
 
 /// The statements of a run so far, each with its shared reads (access, element).

@@ -1582,7 +1582,8 @@ impl<'a> Walker<'a> {
                     _ => a.int += arith,
                 }
                 if statement.update.is_some() && (write.is_none() || promoted.is_some()) {
-                    let values: Option<Vec<Linear>> = args[..n].iter().map(ir::linear).collect();
+                    let values: Option<Vec<ir::Linear>> =
+                        args[..n].iter().map(ir::linear).collect();
                     a.update = Some(updated_element(statement, p, values.as_deref()));
                 }
                 sink.compute(a, mult);
@@ -1639,15 +1640,12 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// A linear form: its terms and its constant ([`ir::linear`]).
-type Linear = (Vec<(String, i64)>, i64);
-
 /// The key of the element an update instance writes: its statement and, where the
 /// iterators' values are linear forms, the written subscripts as linear forms of them.
 fn updated_element(
     statement: &crate::poly::Statement,
     p: &crate::poly::Program,
-    iterators: Option<&[Linear]>,
+    iterators: Option<&[ir::Linear]>,
 ) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -9,7 +9,7 @@
 
 use super::legality::{dependence_deltas, describe};
 use super::reduction::{self, Reduction};
-use super::{unroll, LevelId, StmtKind, TResult, TransformError, Transformed};
+use super::{unroll, LevelId, TResult, TransformError, Transformed};
 use crate::poly::isl::{Ctx, Set};
 use crate::poly::ArrayId;
 
@@ -301,10 +301,7 @@ fn thread_dim(
     for &s in region {
         let found = t.levels_named(name, Some(&[s]));
         let Some(&level) = found.first() else {
-            let line = match t.statements[s].kind {
-                StmtKind::Compute(id) => t.program.statements[id].line,
-                _ => 0,
-            };
+            let line = t.source_line(s).unwrap_or(0);
             return Err(TransformError::new(format!(
                 "the statement at line {line} is inside the kernel's block loops but not inside the thread loop `{name}`"
             ))

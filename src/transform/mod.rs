@@ -407,15 +407,20 @@ impl Transformed {
         found
     }
 
+    /// The source line of transformed statement `s` (`None` for copies and barriers).
+    pub fn source_line(&self, s: usize) -> Option<usize> {
+        match self.statements[s].kind {
+            StmtKind::Compute(id) => Some(self.program.statements[id].line),
+            _ => None,
+        }
+    }
+
     /// The source lines of the statements a level encloses, for messages.
     pub fn describe_level(&self, level: LevelId) -> String {
         let lines: Vec<String> = self
             .statements_in(level)
             .iter()
-            .filter_map(|s| match self.statements[*s].kind {
-                StmtKind::Compute(id) => Some(self.program.statements[id].line.to_string()),
-                _ => None,
-            })
+            .filter_map(|s| self.source_line(*s).map(|l| l.to_string()))
             .collect();
         if lines.is_empty() {
             format!("`{}`", self.levels[level].name)

@@ -84,7 +84,7 @@ pub fn distribute(t: &mut Transformed, level: LevelId, statements: &[usize]) -> 
         if !inside.contains(&s) {
             return Err(TransformError::new(format!(
                 "the statement at line {} is not inside the loop {}",
-                statement_line(t, s),
+                t.source_line(s).unwrap_or(0),
                 t.describe_level(level)
             ))
             .hint("name the statements that the loop encloses (`gpucc deps` numbers them)"));
@@ -92,7 +92,7 @@ pub fn distribute(t: &mut Transformed, level: LevelId, statements: &[usize]) -> 
         if t.kernel_of(s).is_some() {
             return Err(TransformError::new(format!(
                 "the statement at line {} is already in a kernel",
-                statement_line(t, s)
+                t.source_line(s).unwrap_or(0)
             ))
             .hint("distribute loops before `cudaize`"));
         }
@@ -149,11 +149,4 @@ pub fn distribute(t: &mut Transformed, level: LevelId, statements: &[usize]) -> 
         t.levels.truncate(saved.1);
     }
     checked
-}
-
-fn statement_line(t: &Transformed, s: usize) -> usize {
-    match t.statements[s].kind {
-        super::StmtKind::Compute(id) => t.program.statements[id].line,
-        _ => 0,
-    }
 }

@@ -549,6 +549,11 @@ fn write(plan: &Plan, p: &Program, o: &CheckOptions) -> Drivers {
         "  FILE *gpucc_in = argc > 1 ? fopen(argv[1], \"rb\") : NULL;\n  if (!gpucc_in)\n    return {RESULTS_EXIT};"
     );
     let mut arrays = Vec::new();
+    let sizes: Vec<(String, i64)> = p
+        .params
+        .iter()
+        .map(|x| (x.clone(), size_of(o, x)))
+        .collect();
     for (m, ty, count) in compared(plan) {
         let name = &m.name;
         let array = p
@@ -557,11 +562,6 @@ fn write(plan: &Plan, p: &Program, o: &CheckOptions) -> Drivers {
             .position(|a| &a.name == name)
             .expect("compared arrays are arrays of the program");
         let elem = p.arrays[array].elem;
-        let sizes: Vec<(String, i64)> = p
-            .params
-            .iter()
-            .map(|x| (x.clone(), size_of(o, x)))
-            .collect();
         // A `double` computed from the code's `float` results has their rounding (seen:
         // a float sum split over threads, feeding a double array, off by 4e-7).
         let precision = match elem {
