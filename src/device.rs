@@ -159,6 +159,17 @@ impl Resources {
 }
 
 impl Device {
+    /// The DRAM bandwidth the emulator's DRAM pipe gives the whole device (a 32-byte
+    /// sector per `dram.gap` cycles on every SM), and never above the description's
+    /// figure: where gpucc measured the gap (a streaming read, 4480 GB/s on the H200),
+    /// that is below the vendor's peak (4.8 TB/s), and no kernel can stream faster.
+    pub fn dram_bandwidth_gb_s(&self) -> f64 {
+        let t = &self.throughput;
+        let pipe =
+            32.0 * self.limits.sms as f64 * t.sm_clock_mhz * 1e6 / self.resources.dram.gap / 1e9;
+        t.memory_bandwidth_gb_s.min(pipe)
+    }
+
     /// (name, latency, gap) of every pipe, in the order dram, l2, shared, fp32, fp64,
     /// int, sfu, lsu, branch, barrier.
     pub fn pipes(&self) -> Vec<(&'static str, f64, f64)> {

@@ -30,6 +30,9 @@ pub struct KernelEmulation {
     pub time_us: f64,
     /// The least one launch can take ([`floor_us`]); `time_us` is never below it.
     pub floor_us: f64,
+    /// Microseconds for all launches as emulated, before the floor: what tells apart
+    /// variants that the floor makes equal.
+    pub emulated_us: f64,
     pub sensitivities: Vec<Sensitivity>,
     /// For each resource with a sensitivity of [`REGION_THRESHOLD`] or more, its
     /// sensitivity within each code region (those of 0.01 or more).
@@ -149,6 +152,7 @@ pub fn emulate(
         let emulated_us = cycles * waves / device.throughput.sm_clock_mhz;
         let floor_us = floor_us(&work, device);
         let time_us = (emulated_us.max(floor_us) + device.model.launch_overhead_us) * launches;
+        let unfloored_us = (emulated_us + device.model.launch_overhead_us) * launches;
         let (sensitivities, bottleneck) = match &run {
             Some(run) => {
                 let (s, b) = saake::sensitivity(&resources, &w, run);
@@ -190,6 +194,7 @@ pub fn emulate(
             cycles_per_wave: cycles,
             time_us,
             floor_us,
+            emulated_us: unfloored_us,
             sensitivities,
             region_sensitivities: by_region,
             bottleneck,
@@ -206,7 +211,8 @@ pub fn emulate(
 }
 
 /// The least time one launch of `work` can take on `device` (issue 19): the bytes it must
-/// bring from DRAM at the device's bandwidth, and its floating-point operations at the
+/// bring from DRAM at the device's bandwidth ([`Device::dram_bandwidth_gb_s`]: the measured
+/// streaming rate where there is one), and its floating-point operations at the
 /// FP32 and FP64 pipes' peak, whichever is longer. A launch must read from DRAM each byte
 /// of its arrays it touches (no more than the whole arrays, no more than it asks for),
 /// unless the launch repeats on arrays that L2 holds whole. The emulation never predicts
@@ -224,7 +230,7 @@ pub fn floor_us(work: &KernelWork, device: &Device) -> f64 {
     } else {
         touched
     };
-    let dram_us = from_dram / (t.memory_bandwidth_gb_s * 1e3);
+    let dram_us = from_dram / (device.dram_bandwidth_gb_s() * 1e3);
     // Per SM and cycle, a lane does one FMA: two operations.
     let per_us = |lanes: f64| 2.0 * lanes * l.sms as f64 * t.sm_clock_mhz;
     let fp32_us = c.fp32 * threads / per_us(t.fp32_lanes_per_sm);

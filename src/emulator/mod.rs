@@ -39,6 +39,20 @@ pub struct Estimate {
 }
 
 impl Estimate {
+    /// What ranks variants: the predicted time, then, between variants the floor makes
+    /// equal (memory-bound ones at the device's bandwidth), the emulated time below it.
+    pub fn rank(&self) -> (f64, f64) {
+        (
+            self.time_us,
+            self.kernels.iter().map(|k| k.emulated_us).sum(),
+        )
+    }
+
+    /// Whether this estimate ranks before `other` ([`Self::rank`]).
+    pub fn faster_than(&self, other: (f64, f64)) -> bool {
+        self.rank().partial_cmp(&other) == Some(std::cmp::Ordering::Less)
+    }
+
     /// The kernel that takes the most time.
     pub fn slowest(&self) -> Option<&KernelEmulation> {
         self.kernels

@@ -76,13 +76,13 @@ pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Resul
 type Demotion = (usize, String);
 
 fn keep_best(
-    best: &mut Option<(f64, Estimate, String)>,
+    best: &mut Option<((f64, f64), Estimate, String)>,
     outcome: &Result<Estimate, String>,
     text: &str,
 ) {
     if let Ok(est) = outcome {
-        if best.as_ref().is_none_or(|(b, _, _)| est.time_us < *b) {
-            *best = Some((est.time_us, est.clone(), text.to_string()));
+        if best.as_ref().is_none_or(|(b, _, _)| est.faster_than(*b)) {
+            *best = Some((est.rank(), est.clone(), text.to_string()));
         }
     }
 }
@@ -128,7 +128,7 @@ fn attempt(
     let mut considered = 0;
     let mut expected: usize = legal.iter().map(|v| v.len()).sum::<usize>() + 2;
     let mut chosen: Vec<Variant> = legal.iter().map(|v| v[0].clone()).collect();
-    let mut best: Option<(f64, Estimate, String)> = None;
+    let mut best: Option<((f64, f64), Estimate, String)> = None;
     // Phase III: each nest's variants with the others fixed.
     for k in 0..legal.len() {
         let trials: Vec<Vec<Variant>> = legal[k]
@@ -144,7 +144,7 @@ fn attempt(
             .map(|c| text_of(&plan, program, c, 0))
             .collect();
         let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
-        let mut nest_best: Option<(f64, usize)> = None;
+        let mut nest_best: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
             let v = &legal[k][j];
@@ -171,8 +171,8 @@ fn attempt(
                 recipe,
             });
             if let Ok(est) = outcome {
-                if nest_best.is_none_or(|(b, _)| est.time_us < b) {
-                    nest_best = Some((est.time_us, j));
+                if nest_best.is_none_or(|(b, _)| est.faster_than(b)) {
+                    nest_best = Some((est.rank(), j));
                 }
             }
         }
@@ -206,12 +206,12 @@ fn attempt(
             })
             .collect();
         let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
-        let mut nest_best: Option<(f64, usize)> = None;
+        let mut nest_best: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
             if let Ok(est) = outcome {
-                if nest_best.is_none_or(|(b, _)| est.time_us < b) {
-                    nest_best = Some((est.time_us, j));
+                if nest_best.is_none_or(|(b, _)| est.faster_than(b)) {
+                    nest_best = Some((est.rank(), j));
                 }
             }
         }
@@ -226,14 +226,17 @@ fn attempt(
             .iter()
             .map(|d| text_of(&plan, program, &chosen, *d))
             .collect();
-        let base_time = best.as_ref().map(|(t, _, _)| *t).unwrap_or(f64::INFINITY);
+        let base_time = best
+            .as_ref()
+            .map(|(t, _, _)| *t)
+            .unwrap_or((f64::INFINITY, f64::INFINITY));
         let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
         let mut best_time = base_time;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
             if let Ok(est) = outcome {
-                if est.time_us < best_time {
-                    best_time = est.time_us;
+                if est.faster_than(best_time) {
+                    best_time = est.rank();
                     unroll = j + 1;
                 }
             }
