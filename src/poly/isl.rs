@@ -104,6 +104,58 @@ fn set_dim_name(set: &IslSet, t: DimType, pos: u32) -> Option<String> {
 }
 
 /// The name of parameter `pos` of an affine expression.
+/// An isl affine expression with integer coefficients as gpucc's, its input dimensions
+/// named `domain_names` (isl may drop their names); `None` when it has a denominator or a
+/// division.
+fn integer_aff(a: &isl_rs::Aff, domain_names: &[String]) -> IslResult<Option<super::affine::Aff>> {
+    use super::affine::{Aff as MyAff, Var};
+    let den = a
+        .get_denominator_val()
+        .map_err(|e| err("denominator", e))?
+        .get_num_si()
+        .map_err(|e| err("denominator", e))?;
+    if den != 1 || a.dim(DimType::Div).map_err(|e| err("divs", e))? > 0 {
+        return Ok(None);
+    }
+    let value = |v: Val| v.get_num_si().map_err(|e| err("coefficient", e));
+    let overflow = || IslError {
+        message: "an affine expression overflows".into(),
+        too_complex: true,
+    };
+    let mut out = MyAff::constant(value(
+        a.get_constant_val().map_err(|e| err("constant", e))?,
+    )?);
+    for (kind, dim) in [(DimType::In, 0), (DimType::Param, 1)] {
+        let count = a.dim(kind).map_err(|e| err("dims", e))?;
+        for pos in 0..count {
+            let c = value(
+                a.get_coefficient_val(kind, pos)
+                    .map_err(|e| err("coefficient", e))?,
+            )?;
+            if c == 0 {
+                continue;
+            }
+            let var = if dim == 0 {
+                Var::Index(
+                    domain_names
+                        .get(pos as usize)
+                        .cloned()
+                        .ok_or_else(|| IslError {
+                            message: "an affine expression has more input dimensions than names"
+                                .into(),
+                            too_complex: false,
+                        })?,
+                )
+            } else {
+                Var::Param(param_name(a, pos)?)
+            };
+            let term = MyAff::var(var).scale(c).map_err(|_| overflow())?;
+            out = out.add(&term).map_err(|_| overflow())?;
+        }
+    }
+    Ok(Some(out))
+}
+
 fn param_name(aff: &isl_rs::Aff, pos: i32) -> IslResult<String> {
     let ptr = unsafe { isl_aff_get_dim_name(aff.ptr, DimType::Param.to_i32(), pos as u32) };
     if ptr.is_null() {
@@ -286,6 +338,15 @@ impl Set {
             .apply(map.copy_raw()?)
             .map_err(|e| err("apply", e))?;
         Ok(self.wrap(raw))
+    }
+
+    /// For a set of wrapped relations `[A -> B]`, the relation `A -> B`.
+    pub fn unwrapped(&self) -> IslResult<Map> {
+        let raw = self.copy_raw()?.unwrap().map_err(|e| err("unwrap", e))?;
+        Ok(Map {
+            raw,
+            ctx: self.ctx.clone(),
+        })
     }
 
     /// The values a one-dimensional set's progression covers: its convex hull, with the
@@ -555,7 +616,6 @@ impl Map {
         &self,
         domain_names: &[String],
     ) -> IslResult<Option<(Vec<super::affine::Aff>, Vec<i64>)>> {
-        use super::affine::{Aff as MyAff, Var};
         let b = self
             .raw
             .get_range_simple_fixed_box_hull()
@@ -572,52 +632,37 @@ impl Map {
             let v = size.get_at(k).map_err(|e| err("box size", e))?;
             sizes.push(v.get_num_si().map_err(|e| err("box size", e))?);
             let a = offset.get_at(k).map_err(|e| err("box offset", e))?;
-            let den = a
-                .get_denominator_val()
-                .map_err(|e| err("denominator", e))?
-                .get_num_si()
-                .map_err(|e| err("denominator", e))?;
-            if den != 1 || a.dim(DimType::Div).map_err(|e| err("divs", e))? > 0 {
+            let Some(out) = integer_aff(&a, domain_names)? else {
                 return Ok(None);
-            }
-            let value = |v: Val| v.get_num_si().map_err(|e| err("coefficient", e));
-            let mut out = MyAff::constant(value(
-                a.get_constant_val().map_err(|e| err("constant", e))?,
-            )?);
-            for (kind, dim) in [(DimType::In, 0), (DimType::Param, 1)] {
-                let count = a.dim(kind).map_err(|e| err("dims", e))?;
-                for pos in 0..count {
-                    let c = value(
-                        a.get_coefficient_val(kind, pos)
-                            .map_err(|e| err("coefficient", e))?,
-                    )?;
-                    if c == 0 {
-                        continue;
-                    }
-                    // isl may drop the names of input dimensions; they are the caller's.
-                    let var = if dim == 0 {
-                        Var::Index(domain_names.get(pos as usize).cloned().ok_or_else(|| {
-                            IslError {
-                                message: "a fixed box has more input dimensions than names".into(),
-                                too_complex: false,
-                            }
-                        })?)
-                    } else {
-                        Var::Param(param_name(&a, pos)?)
-                    };
-                    let term = MyAff::var(var).scale(c).map_err(|_| IslError {
-                        message: "box offset overflows".into(),
-                        too_complex: true,
-                    })?;
-                    out = out.add(&term).map_err(|_| IslError {
-                        message: "box offset overflows".into(),
-                        too_complex: true,
-                    })?;
-                }
-            }
+            };
             offsets.push(out);
         }
         Ok(Some((offsets, sizes)))
+    }
+
+    /// The stride of range dimension `pos` for each domain point (isl's range stride
+    /// info): every element the map relates a domain point to lies, along `pos`, on the
+    /// lattice `offset + stride * y`, with the offset affine in the domain's dimensions
+    /// (`domain_names`) and the parameters. `None` when the stride is 1 (or the dimension
+    /// takes one value), or the offset needs a division.
+    pub fn range_stride(
+        &self,
+        pos: usize,
+        domain_names: &[String],
+    ) -> IslResult<Option<(i64, super::affine::Aff)>> {
+        let info = self
+            .raw
+            .get_range_stride_info(pos as i32)
+            .map_err(|e| err("stride", e))?;
+        let stride = info
+            .get_stride()
+            .and_then(|v| v.get_num_si())
+            .map_err(|e| err("stride", e))?;
+        if stride <= 1 {
+            return Ok(None);
+        }
+        let offset = info.get_offset().map_err(|e| err("stride offset", e))?;
+        Ok(integer_aff(&offset, domain_names)?.map(|o| (stride, o)))
     }
 
     /// The union with another map of the same spaces.

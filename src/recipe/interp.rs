@@ -62,6 +62,10 @@ pub const COMMANDS: &[&str] = &[
     "print",
 ];
 
+/// CHiLL's tiling methods by their numbers (`enum TilingMethod`): the names a recipe may
+/// pass as `tile_by_index`'s fifth argument.
+pub const TILE_METHODS: [&str; 2] = ["strided", "counted"];
+
 /// Runs `recipe` on `t`, within the running command's limits ([`crate::limits::current`]).
 pub fn run(
     recipe: &Recipe,
@@ -339,6 +343,10 @@ impl<'a> Interp<'a> {
         }
         if let Some(v) = self.options.macros.constant(name) {
             return Ok(Value::Num(v));
+        }
+        // CHiLL's tiling methods, the fifth argument of CUDA-CHiLL's `tile_by_index`.
+        if let Some(k) = TILE_METHODS.iter().position(|m| *m == name) {
+            return Ok(Value::Num(k as f64));
         }
         Err(Box::new(self
             .error(span, format!("`{name}` has no value"))

@@ -326,7 +326,7 @@ fn thread_dim(
     }
     let on_host_or_blocks = |l: LevelId| blocks.contains(&l) || host.contains(&l);
     let (kind, size) = match tile {
-        Some(tl) if on_host_or_blocks(tl.control) => (
+        Some(tl) if on_host_or_blocks(tl.control) && !tl.outside => (
             ThreadKind::TilePoint {
                 control: tl.control,
             },

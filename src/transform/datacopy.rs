@@ -33,8 +33,13 @@ pub struct DataCopy {
     pub memory: Memory,
     /// The temporary's name in the kernel.
     pub temp: String,
-    /// The footprint's box (the temporary's dimensions before padding).
+    /// The footprint's box (the temporary's dimensions before padding), in elements of
+    /// the temporary: a dimension with a stride counts its lattice points.
     pub sizes: Vec<i64>,
+    /// Per dimension, the distance between consecutive elements the copy holds: 1, or for
+    /// a register copy of a cyclic tile the lattice of one thread's elements (`C[ty +
+    /// 16 * r]`: 16). Element `x` of the temporary is `offset + stride * x` of the array.
+    pub strides: Vec<i64>,
     /// The temporary's declared dimensions (shared memory: the last one padded).
     pub dims: Vec<i64>,
     pub kernel: usize,
@@ -391,7 +396,13 @@ fn make_copy(
         None
     };
     let all = footprint(true, true)?.expect("the scope uses the array");
-    let Some((offsets, sizes)) = all.range_fixed_box(&fixed_names)? else {
+    let found = if memory == Memory::Registers {
+        lattice_box(t, &ctx, &all, &fixed_names, &name)?
+    } else {
+        all.range_fixed_box(&fixed_names)?
+            .map(|(offsets, sizes)| (offsets, sizes.clone(), vec![1; sizes.len()]))
+    };
+    let Some((offsets, sizes, strides)) = found else {
         return Err(TransformError::new(format!(
             "the part of `{name}` used inside loop `{}` does not have a constant size",
             t.levels[level].name
@@ -513,7 +524,8 @@ fn make_copy(
             .iter()
             .zip(&es)
             .zip(&offsets)
-            .map(|((x, e), o)| format!("{x} = {e} - ({o})"))
+            .zip(&strides)
+            .map(|(((x, e), o), s)| format!("{s} * {x} = {e} - ({o})"))
             .collect();
         let mut iters = fixed_names.clone();
         iters.extend(xs.clone());
@@ -662,6 +674,7 @@ fn make_copy(
         memory,
         temp,
         sizes,
+        strides,
         dims,
         kernel: k,
         fixed_names,
@@ -669,6 +682,76 @@ fn make_copy(
         rewrites,
     });
     Ok(())
+}
+
+/// The box of a register copy's footprint (`fixed -> array`) per value of the fixed
+/// names `names`, on the lattice of one thread's elements: per dimension the offset, the
+/// number of elements and the stride. A thread of a cyclic tile (rows `ty`, `ty + 16`, ...)
+/// needs 8 registers along that dimension, not the 113 rows of its bounding box. `None`
+/// without a box of constant size.
+type LatticeBox = (Vec<Aff>, Vec<i64>, Vec<i64>);
+fn lattice_box(
+    t: &Transformed,
+    ctx: &Ctx,
+    footprint: &Map,
+    names: &[String],
+    array: &str,
+) -> TResult<Option<LatticeBox>> {
+    let rank = footprint.range()?.n_dim()?;
+    let mut lattice = Vec::new();
+    for d in 0..rank {
+        lattice.push(footprint.range_stride(d, names)?);
+    }
+    if lattice.iter().all(Option::is_none) {
+        return Ok(footprint
+            .range_fixed_box(names)?
+            .map(|(offsets, sizes)| (offsets, sizes, vec![1; rank])));
+    }
+    // Element `e = residue + stride * y` becomes `y`; its box is then dense.
+    let es: Vec<String> = (0..rank).map(|d| format!("__e{d}")).collect();
+    let ys: Vec<String> = (0..rank).map(|d| format!("__y{d}")).collect();
+    let conds: Vec<String> = (0..rank)
+        .map(|d| match &lattice[d] {
+            Some((stride, residue)) => format!("{} = {residue} + {stride} * {}", es[d], ys[d]),
+            None => format!("{} = {}", es[d], ys[d]),
+        })
+        .collect();
+    let compress = Map::parse(
+        ctx,
+        &format!(
+            "{}{{ [[{n}] -> {a}[{}]] -> [[{n}] -> {a}[{}]] : {} }}",
+            t.params_prefix(),
+            es.join(", "),
+            ys.join(", "),
+            conds.join(" and "),
+            n = names.join(", "),
+            a = isl_name(array),
+        ),
+    )?;
+    let compressed = footprint.wrapped()?.apply(&compress)?.unwrapped()?;
+    let Some((offsets, sizes)) = compressed.range_fixed_box(names)? else {
+        return Ok(None);
+    };
+    let mut out = Vec::new();
+    let mut strides = Vec::new();
+    for (offset, l) in offsets.into_iter().zip(lattice) {
+        match l {
+            Some((stride, residue)) => {
+                out.push(
+                    offset
+                        .scale(stride)
+                        .and_then(|o| o.add(&residue))
+                        .map_err(|_| too_large())?,
+                );
+                strides.push(stride);
+            }
+            None => {
+                out.push(offset);
+                strides.push(1);
+            }
+        }
+    }
+    Ok(Some((out, sizes, strides)))
 }
 
 fn too_large() -> TransformError {
@@ -885,15 +968,20 @@ fn check_private_to_threads(
     // The box per thread, over positional names (two fixed loops may share a name, as a
     // loop and the thread index named after it).
     let positional: Vec<String> = (0..names.len()).map(|j| format!("__f{j}")).collect();
-    let Some((offsets, sizes)) = footprint.range_fixed_box(&positional)? else {
+    let Some((offsets, sizes, strides)) = lattice_box(t, ctx, footprint, &positional, array)?
+    else {
         return Ok(());
     };
     let outs: Vec<String> = (0..sizes.len()).map(|k| format!("__e{k}")).collect();
+    // A dimension with a stride holds its lattice points only.
     let conds: Vec<String> = offsets
         .iter()
         .zip(&sizes)
         .zip(&outs)
-        .map(|((o, size), e)| format!("{o} <= {e} < {o} + {size}"))
+        .zip(&strides)
+        .map(|(((o, size), e), s)| {
+            format!("exists (__y_{e} : {e} = {o} + {s} * __y_{e} and 0 <= __y_{e} < {size})")
+        })
         .collect();
     let boxes = Map::parse(
         ctx,
@@ -908,8 +996,8 @@ fn check_private_to_threads(
     )?
     .intersect_domain(&footprint.domain()?)?;
     if shared(&boxes)? {
-        return Err(TransformError::new(format!("each thread's elements of `{array}` inside this loop are spread out, interleaved with other threads' (a strided footprint): a register copy must be a dense box of its own elements"))
-            .hint("copy inside the loop whose iterations stride over the threads' elements, or tile so that each thread's elements are contiguous"));
+        return Err(TransformError::new(format!("each thread's elements of `{array}` inside this loop are spread out, interleaved with other threads' (a strided footprint): a register copy must be a box, or a lattice, of the thread's own elements"))
+            .hint("copy inside the loop whose iterations stride over the threads' elements, or tile so that each thread's elements are neighbours or equally spaced (a cyclic tile)"));
     }
     Ok(())
 }

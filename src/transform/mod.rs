@@ -41,6 +41,10 @@ pub struct Level {
 pub struct Tile {
     pub control: LevelId,
     pub size: i64,
+    /// The point loop runs outside its control loop (a cyclic distribution: CHiLL's
+    /// tile loop above its control): its value is the offset in the tile, `i mod size`,
+    /// and the control loop inside it steps from tile to tile.
+    pub outside: bool,
 }
 
 /// What a statement of the transformed program does.
@@ -328,10 +332,17 @@ impl Transformed {
                     .subscripts
                     .iter()
                     .zip(offsets)
-                    .map(|(sub, off)| {
+                    .zip(&copy.strides)
+                    .map(|((sub, off), &stride)| {
                         let sub = sub.as_aff().expect("copies refuse piecewise subscripts");
-                        sub.sub(off)
-                            .expect("a copy's offsets were computed within 64 bits")
+                        let local = sub
+                            .sub(off)
+                            .expect("a copy's offsets were computed within 64 bits");
+                        if stride == 1 {
+                            local
+                        } else {
+                            local.floor_div(stride)
+                        }
                     })
                     .collect();
                 out.push((c, *a, index));
@@ -355,8 +366,11 @@ impl Transformed {
                 copy.offsets
                     .iter()
                     .enumerate()
-                    .map(|(k, off)| {
-                        off.add(&Aff::var(Var::Index(format!("__x{k}"))))
+                    .zip(&copy.strides)
+                    .map(|((k, off), &stride)| {
+                        Aff::var(Var::Index(format!("__x{k}")))
+                            .scale(stride)
+                            .and_then(|x| off.add(&x))
                             .expect("a copy's offsets were computed within 64 bits")
                     })
                     .collect()

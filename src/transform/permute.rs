@@ -44,31 +44,71 @@ pub fn permute(
             st.levels[slot] = entry;
         }
     }
-    let checked = check_tiles_stay_outside(t)
-        .and_then(|()| legality::check_order(t, "this loop order", Some(&before)));
+    let saved_levels = t.levels.clone();
+    let checked =
+        cyclic_tiles(t).and_then(|()| legality::check_order(t, "this loop order", Some(&before)));
     if checked.is_err() {
         t.statements = saved;
+        t.levels = saved_levels;
     }
     checked
 }
 
-/// A tile's control loop must stay outside its point loop: the point loop's bounds are
-/// derived from the control's value.
-fn check_tiles_stay_outside(t: &Transformed) -> TResult<()> {
-    for st in &t.statements {
-        for (k, (l, _)) in st.levels.iter().enumerate() {
-            if let Some(tile) = t.levels[*l].tile {
-                if let Some(c) = st.levels.iter().position(|(x, _)| *x == tile.control) {
-                    if c > k {
-                        return Err(TransformError::new(format!(
-                            "the tile loop `{}` cannot move outside its control loop `{}`",
-                            t.levels[*l].name, t.levels[tile.control].name
-                        ))
-                        .hint("keep each control loop (`ii`) outside the loop it tiles (`i`)"));
-                    }
-                }
+/// A tile's point loop ordered outside its control loop (CHiLL's tile loop above its
+/// control, the cyclic distributions of seed 004 §4.4 and Fig. 4.1(e)) runs over the
+/// offset in the tile, `i - size * floor(i / size)`, and the control inside it steps
+/// from tile to tile: point loop `i` over 0..15 outside control `ii` makes iteration
+/// `16 * ii + i`. Moved back inside, it runs over `i` again. Every statement that has
+/// both loops must have them in the same order.
+fn cyclic_tiles(t: &mut Transformed) -> TResult<()> {
+    for l in 0..t.levels.len() {
+        let Some(tile) = t.levels[l].tile else {
+            continue;
+        };
+        let mut outside: Option<bool> = None;
+        for st in &t.statements {
+            let point = st.levels.iter().position(|(x, _)| *x == l);
+            let control = st.levels.iter().position(|(x, _)| *x == tile.control);
+            let (Some(point), Some(control)) = (point, control) else {
+                continue;
+            };
+            let here = point < control;
+            if outside.is_some_and(|o| o != here) {
+                return Err(TransformError::new(format!(
+                    "the tile loop `{}` would be outside its control loop `{}` in some statements and inside it in others",
+                    t.levels[l].name, t.levels[tile.control].name
+                ))
+                .hint("order the tile and control loops the same way in every statement"));
             }
+            outside = Some(here);
         }
+        let Some(outside) = outside else {
+            continue;
+        };
+        if outside == tile.outside {
+            continue;
+        }
+        let too_large = || {
+            TransformError::new("the tile's index arithmetic exceeds 64-bit integers")
+                .hint("use smaller sizes")
+        };
+        for st in &mut t.statements {
+            let Some(point) = st.levels.iter().position(|(x, _)| *x == l) else {
+                continue;
+            };
+            let Some(control) = st.levels.iter().find(|(x, _)| *x == tile.control) else {
+                continue;
+            };
+            let start = control.1.scale(tile.size).map_err(|_| too_large())?;
+            let value = &st.levels[point].1;
+            st.levels[point].1 = if outside {
+                value.sub(&start)
+            } else {
+                value.add(&start)
+            }
+            .map_err(|_| too_large())?;
+        }
+        t.levels[l].tile = Some(super::Tile { outside, ..tile });
     }
     Ok(())
 }

@@ -35,7 +35,11 @@ pub fn tile(
         }
     }
     let lv = &mut t.levels[level];
-    lv.tile = Some(Tile { control: new, size });
+    lv.tile = Some(Tile {
+        control: new,
+        size,
+        outside: false,
+    });
     if let Some(p) = point {
         lv.name = p.to_string();
     }

@@ -221,10 +221,24 @@ pub fn unroll_to_depth(t: &mut Transformed, depth: usize) -> TResult<Vec<String>
         };
         let hardware = t.kernels[kernel].hardware_levels();
         let levels: Vec<LevelId> = t.statements[s].levels.iter().map(|(l, _)| *l).collect();
+        // The loops a thread runs, innermost first: inside the outermost thread loop, the
+        // thread loops themselves left out (a cyclic tile's control loops `iii`, `jjj`
+        // sit between the thread loops `i` and `j`).
+        let threads: Vec<LevelId> = t.kernels[kernel]
+            .threads
+            .iter()
+            .flat_map(|d| d.per_statement.iter().map(|(_, l)| *l))
+            .collect();
+        let first = levels
+            .iter()
+            .position(|l| threads.contains(l))
+            .map_or(0, |k| k + 1);
         for (k, l) in levels
             .iter()
             .enumerate()
+            .skip(first)
             .rev()
+            .filter(|(_, l)| !threads.contains(l))
             .take_while(|(_, l)| !hardware.contains(l))
             .take(depth)
         {

@@ -253,8 +253,25 @@ impl Interp<'_> {
             }
             "tile_by_index" => {
                 let (stmt, args) = self.statement_arg(args)?;
-                let usage = "tile_by_index({\"i\", \"j\"}, {TI, TJ}, {l1_control=\"ii\", l2_control=\"jj\"}, {\"ii\", \"jj\", \"i\", \"j\"})";
-                self.expect_args(args, 2, 4, call, usage)?;
+                let usage = "tile_by_index({\"i\", \"j\"}, {TI, TJ}, {l1_control=\"ii\", l2_control=\"jj\"}, {\"ii\", \"jj\", \"i\", \"j\"}[, counted])";
+                self.expect_args(args, 2, 5, call, usage)?;
+                // CUDA-CHiLL's fifth argument, CHiLL's tiling method: a `strided` control
+                // loop steps through the index by the tile size, a `counted` one (the
+                // default) counts tiles. Both make the same tiles, run in the same order;
+                // gpucc's control loops count tiles either way.
+                if let Some(method) = args.get(4) {
+                    let known = match &method.0 {
+                        Value::Num(n) => *n == 0.0 || *n == 1.0,
+                        Value::Str(s) => super::TILE_METHODS.contains(&s.as_ref()),
+                        _ => false,
+                    };
+                    if !known {
+                        return Err(Box::new(
+                            self.error(method.1, format!("`{}` is not a tiling method", method.0.scalar_text().unwrap_or_else(|| method.0.type_name().into())))
+                                .with_hint("the fifth argument is CHiLL's tiling method: `strided` or `counted` (the default)"),
+                        ));
+                    }
+                }
                 let loops = self.names(&args[0], "the loops")?;
                 let sizes: Vec<i64> = match &args[1].0 {
                     Value::Table(t) => t
