@@ -162,6 +162,7 @@ pub fn verify_cases(cases: &[std::path::PathBuf], compile: impl Fn(&Path) -> Com
                             include_dirs: &opts.include_dirs,
                             sizes: &[],
                             diagonally_dominant: false,
+                            links: &[],
                         };
                         match gpucc::verify::check_on_cpu(&program, &cu, &check) {
                             Ok(outcome) if outcome.passed() => None,

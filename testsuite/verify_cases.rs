@@ -379,6 +379,7 @@ fn the_gpu_check_builds_with_nvcc() {
         include_dirs: &opts.include_dirs,
         sizes: &[],
         diagonally_dominant: false,
+        links: &[],
     };
     let gpu = gpucc::gpu::probe();
     let arch = gpu.as_ref().map_or("sm_90".to_string(), |g| g.arch.clone());

@@ -42,6 +42,7 @@ fn check_with(path: &Path, cu: &str, limits: Limits) -> Result<Outcome, CheckErr
         include_dirs: &opts.include_dirs,
         sizes: &[],
         diagonally_dominant: false,
+        links: &[],
     };
     gpucc::limits::with(limits, || check_on_cpu(&program, cu, &options))
 }

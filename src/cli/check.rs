@@ -347,6 +347,7 @@ pub(super) fn invalid_c(input: &InputArgs) -> Option<Diagnostic> {
         include_dirs: &input.include,
         sizes: &[],
         diagonally_dominant: false,
+        links: &[],
     };
     match crate::verify::original_compiles(&options) {
         Err(e) if e.kind == crate::verify::CheckFailure::OriginalDoesNotCompile => Some(
@@ -544,6 +545,7 @@ fn check(
         include_dirs: &input.include,
         sizes,
         diagonally_dominant: inputs.diagonally_dominant,
+        links: &inputs.links,
     };
     let (on, place) = match gpu {
         None => (crate::verify::On::Cpu, "the CPU".to_string()),

@@ -153,6 +153,10 @@ struct CheckArgs {
     /// results on random matrices are not numerically meaningful).
     #[arg(long)]
     diagonally_dominant: bool,
+    /// Another source or object file the program links with (`--link
+    /// utilities/polybench.c`), built into both programs of the check; repeatable.
+    #[arg(long = "link", value_name = "FILE")]
+    links: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]

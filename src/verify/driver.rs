@@ -653,6 +653,7 @@ mod tests {
             include_dirs: &[],
             sizes: &[],
             diagonally_dominant,
+            links: &[],
         }
     }
 

@@ -27,6 +27,7 @@
 //! [`GPU_RUNTIME`]'s wrapper, which can also time every launch with CUDA events.
 
 mod driver;
+mod links;
 mod outcome;
 mod pch;
 mod process;
@@ -65,6 +66,8 @@ pub struct CheckOptions<'a> {
     pub sizes: &'a [(String, i64)],
     /// Add each square matrix's order to its diagonal, for solvers.
     pub diagonally_dominant: bool,
+    /// Other sources and objects the program links with (`--link`).
+    pub links: &'a [PathBuf],
 }
 
 /// Why a check could not conclude, by whose fault (for the exit code and the advice).
@@ -263,11 +266,15 @@ pub fn check(
         ),
     )?;
     let min_max = reference::min_max_flags(&cc, &reference_c, &defined, &includes, &dir)?;
+    let reference_links = links::build(o, &includes, links::Language::C, &dir)?;
+    let generated_links = links::build(o, &includes, links::Language::Cxx, &dir)?;
     let reference_exe = dir.0.join("reference");
     let reference_build = process::start(
         compiler_command(&cc)
             .args(["-O1", NO_IVOPTS, "-w", "-x", "c"])
             .arg(&reference_c)
+            .args(["-x", "none"])
+            .args(&reference_links)
             .arg("-o")
             .arg(&reference_exe)
             .args(&includes)
@@ -276,7 +283,15 @@ pub fn check(
     )
     .map_err(|e| not_run(e, "the C compiler", &cc, 0))?;
     let generated_exe = dir.0.join("generated");
-    let generated_build = build_generated(cu, &drivers, &includes, &generated_exe, &dir, on);
+    let generated_build = build_generated(
+        cu,
+        &drivers,
+        &includes,
+        &generated_links,
+        &generated_exe,
+        &dir,
+        on,
+    );
     let limit = process::compile_seconds();
     let built = reference_build
         .finish(limit)
@@ -309,7 +324,7 @@ pub fn check(
                 }
             }
             match run_generated(&mut command)? {
-                Ok(output) => {
+                Ok((output, _)) => {
                     times = outcome::parse_times(&output)?;
                     outcome::parse_report(&output, &d.arrays)?
                 }
@@ -317,13 +332,11 @@ pub fn check(
             }
         }
         None => {
-            let reference = run_original(&mut Command::new(&reference_exe))?;
+            let reference = printed(run_original(&mut Command::new(&reference_exe))?);
             match run_generated(&mut Command::new(&generated_exe))? {
                 Ok(generated) => {
-                    let same = match on {
-                        On::Cpu => reference == generated,
-                        On::Gpu { .. } => outcome::same_numbers(&reference, &generated),
-                    };
+                    let generated = printed(generated);
+                    let same = outcome::same_numbers(&reference, &generated);
                     if let On::Gpu { time_runs, .. } = on {
                         if *time_runs > 0 && same {
                             // Timed in a second run: the repeated launches change its output.
@@ -332,7 +345,7 @@ pub fn check(
                                     .env("GPUCC_TIME_PROGRAM", time_runs.to_string()),
                             )?
                             .map_err(|race| CheckError::new(CheckFailure::GeneratedFailed, race))?;
-                            times = outcome::parse_times(&timed)?;
+                            times = outcome::parse_times(&timed.0)?;
                         }
                     }
                     Outcome::Output {
@@ -354,6 +367,7 @@ fn build_generated(
     cu: &str,
     drivers: &Option<driver::Drivers>,
     includes: &[String],
+    links: &[PathBuf],
     exe: &Path,
     dir: &Scratch,
     on: &On,
@@ -422,6 +436,7 @@ fn build_generated(
     command
         .args(includes)
         .arg(&source)
+        .args(links)
         .arg("-o")
         .arg(exe)
         .arg("-lm");
@@ -430,11 +445,30 @@ fn build_generated(
     Ok((running, what))
 }
 
-/// Runs the original program: its output, or why it failed.
-fn run_original(cmd: &mut Command) -> Result<String, CheckError> {
+/// What a whole program printed, as the check compares it: its standard output, then
+/// each line of its standard error marked as such (PolyBench dumps its arrays there),
+/// but for the lines gpucc's runtimes add.
+fn printed((stdout, stderr): (String, String)) -> String {
+    let mut out = stdout;
+    for line in stderr
+        .lines()
+        .filter(|l| !l.starts_with("gpucc CPU runtime: ") && !l.starts_with("gpucc GPU runtime: "))
+    {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("(stderr) ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Runs the original program: its standard output and error, or why it failed.
+fn run_original(cmd: &mut Command) -> Result<(String, String), CheckError> {
     let f = process::run_limited(cmd, "the original program")?;
     if f.status.success() {
-        return Ok(f.stdout);
+        return Ok((f.stdout, f.stderr));
     }
     if f.status.code() == Some(driver::RESULTS_EXIT) {
         return Err(CheckError::new(
@@ -458,8 +492,9 @@ fn run_original(cmd: &mut Command) -> Result<String, CheckError> {
     }))
 }
 
-/// Runs generated code: its output, or `Err(report)` when the runtime found a race.
-fn run_generated(cmd: &mut Command) -> Result<Result<String, String>, CheckError> {
+/// Runs generated code: its standard output and error, or `Err(report)` when the runtime
+/// found a race.
+fn run_generated(cmd: &mut Command) -> Result<Result<(String, String), String>, CheckError> {
     let f = process::run_limited(cmd, "the generated program")?;
     let runtime_says = f.stderr.lines().find_map(|l| {
         l.strip_prefix("gpucc CPU runtime: ")
@@ -469,7 +504,7 @@ fn run_generated(cmd: &mut Command) -> Result<Result<String, String>, CheckError
         return Ok(Err(runtime_says.unwrap_or("a data race").to_string()));
     }
     if f.status.success() {
-        return Ok(Ok(f.stdout));
+        return Ok(Ok((f.stdout, f.stderr)));
     }
     if f.status.code() == Some(driver::RESULTS_EXIT) {
         return Err(CheckError::new(

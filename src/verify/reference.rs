@@ -176,9 +176,11 @@ pub(super) fn does_not_compile(stderr: &str, scratch: &Scratch, what: &str) -> C
         CheckFailure::OriginalDoesNotCompile,
         format!("the original C does not {what} (the C compiler's first error):\n{text}"),
     )
-    .with_hint(
-        "the check compiles the whole file with the system C compiler (CC); make the file compile on its own, or check with --no-verify",
-    );
+    .with_hint(if linking {
+        "the check builds the file as a program with the system C compiler (CC): give the other files it links with as --link FILE (PolyBench: --link utilities/polybench.c), or check with --no-verify"
+    } else {
+        "the check compiles the whole file with the system C compiler (CC); make the file compile on its own, or check with --no-verify"
+    });
     e.at = at;
     e
 }
