@@ -299,6 +299,100 @@ impl Ast {
             .unwrap_or(0);
         self.stmts.alloc(Stmt { kind, span, depth })
     }
+
+    /// An expression statement. A chain of assignments (`a = b = e;`, as PolyBench's
+    /// deriche writes) becomes a block of plain ones, the innermost first (`b = e; a =
+    /// b;`): C gives `a` the value `b` holds after its assignment. A chain whose inner
+    /// target has side effects of its own stays as written (and is refused).
+    pub fn expr_statement(&mut self, e: ExprId, span: Span) -> StmtId {
+        if let ExprKind::Assign { op, target, value } = self.exprs[e].kind.clone() {
+            if let ExprKind::Assign {
+                target: inner_target,
+                ..
+            } = self.exprs[value].kind
+            {
+                if !self.assigns(inner_target) {
+                    let first = self.expr_statement(value, span);
+                    let read = self.duplicate(inner_target);
+                    let outer = self.expr(
+                        ExprKind::Assign {
+                            op,
+                            target,
+                            value: read,
+                        },
+                        self.exprs[e].span,
+                    );
+                    let second = self.stmt(StmtKind::Expr(outer), span);
+                    return self.stmt(StmtKind::Block(vec![first, second]), span);
+                }
+            }
+        }
+        self.stmt(StmtKind::Expr(e), span)
+    }
+
+    /// Whether an expression assigns anything (`=`, `+=`, `++`, ...).
+    fn assigns(&self, e: ExprId) -> bool {
+        matches!(
+            self.exprs[e].kind,
+            ExprKind::Assign { .. } | ExprKind::Step { .. }
+        ) || expr_children(&self.exprs[e].kind)
+            .into_iter()
+            .any(|c| self.assigns(c))
+    }
+
+    /// A copy of an expression tree, with new ids.
+    fn duplicate(&mut self, e: ExprId) -> ExprId {
+        let Expr { kind, span, .. } = self.exprs[e].clone();
+        let kind = match kind {
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Name(_) => kind,
+            ExprKind::Index { base, index } => ExprKind::Index {
+                base: self.duplicate(base),
+                index: self.duplicate(index),
+            },
+            ExprKind::Call {
+                name,
+                name_span,
+                args,
+            } => ExprKind::Call {
+                name,
+                name_span,
+                args: args.into_iter().map(|a| self.duplicate(a)).collect(),
+            },
+            ExprKind::Unary { op, operand } => ExprKind::Unary {
+                op,
+                operand: self.duplicate(operand),
+            },
+            ExprKind::Binary { op, lhs, rhs } => ExprKind::Binary {
+                op,
+                lhs: self.duplicate(lhs),
+                rhs: self.duplicate(rhs),
+            },
+            ExprKind::Conditional {
+                cond,
+                then_value,
+                else_value,
+            } => ExprKind::Conditional {
+                cond: self.duplicate(cond),
+                then_value: self.duplicate(then_value),
+                else_value: self.duplicate(else_value),
+            },
+            ExprKind::Cast { ty, operand } => ExprKind::Cast {
+                ty,
+                operand: self.duplicate(operand),
+            },
+            ExprKind::Assign { op, target, value } => ExprKind::Assign {
+                op,
+                target: self.duplicate(target),
+                value: self.duplicate(value),
+            },
+            ExprKind::Step { op, prefix, target } => ExprKind::Step {
+                op,
+                prefix,
+                target: self.duplicate(target),
+            },
+        };
+        self.expr(kind, span)
+    }
 }
 
 /// The direct sub-expressions of an expression kind.
