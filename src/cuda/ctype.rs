@@ -8,10 +8,10 @@ use super::statement::Context;
 use crate::frontend::ast::{BinaryOp, ExprId, ExprKind, ScalarType, UnaryOp};
 use crate::poly::MATH_FUNCTIONS;
 
-/// C's usual arithmetic conversions of two operands (`int` below `unsigned` below `long`
-/// below `unsigned long` below `float` below `double`).
+/// C's usual arithmetic conversions of two operands (after the integer promotions, `int`
+/// below `unsigned` below `long` below `unsigned long` below `float` below `double`).
 pub fn common(a: ScalarType, b: ScalarType) -> ScalarType {
-    a.max(b)
+    a.promoted().max(b.promoted())
 }
 
 /// The type C converts the arguments of the math function `name` to, if it has one:
@@ -67,10 +67,9 @@ impl Context<'_> {
                     .reduce(common)
                     .unwrap_or(ScalarType::Int),
             },
-            // Every type of the subset is at least `int`: no integer promotion to apply.
             ExprKind::Unary { op, operand } => match op {
                 UnaryOp::Not => ScalarType::Int,
-                _ => self.c_type(*operand),
+                _ => self.c_type(*operand).promoted(),
             },
             ExprKind::Binary { op, lhs, rhs } => match op {
                 BinaryOp::Mul
@@ -81,7 +80,7 @@ impl Context<'_> {
                 | BinaryOp::BitAnd
                 | BinaryOp::BitXor
                 | BinaryOp::BitOr => common(self.c_type(*lhs), self.c_type(*rhs)),
-                BinaryOp::Shl | BinaryOp::Shr => self.c_type(*lhs),
+                BinaryOp::Shl | BinaryOp::Shr => self.c_type(*lhs).promoted(),
                 _ => ScalarType::Int,
             },
             ExprKind::Conditional {

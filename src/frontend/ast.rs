@@ -8,9 +8,15 @@ use crate::diag::Span;
 pub type ExprId = Id<Expr>;
 pub type StmtId = Id<Stmt>;
 
-/// The scalar types of the subset. `char` and `short` are not in it.
+/// The scalar types of the subset, in the order of C's usual arithmetic conversions once
+/// the types narrower than `int` are promoted to it ([`ScalarType::promoted`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarType {
+    /// `char` (signed, as on x86-64 and in CUDA there) and `signed char`.
+    Char,
+    UChar,
+    Short,
+    UShort,
     Int,
     UInt,
     Long,
@@ -23,6 +29,10 @@ impl ScalarType {
     /// The C spelling.
     pub fn c_name(self) -> &'static str {
         match self {
+            ScalarType::Char => "char",
+            ScalarType::UChar => "unsigned char",
+            ScalarType::Short => "short",
+            ScalarType::UShort => "unsigned short",
             ScalarType::Int => "int",
             ScalarType::UInt => "unsigned int",
             ScalarType::Long => "long",
@@ -36,8 +46,21 @@ impl ScalarType {
         !matches!(self, ScalarType::Float | ScalarType::Double)
     }
 
+    /// The type an operand of this type has in arithmetic: C's integer promotions take
+    /// `char` and `short` (signed or not) to `int`.
+    pub fn promoted(self) -> ScalarType {
+        match self {
+            ScalarType::Char | ScalarType::UChar | ScalarType::Short | ScalarType::UShort => {
+                ScalarType::Int
+            }
+            t => t,
+        }
+    }
+
     pub fn size_bytes(self) -> usize {
         match self {
+            ScalarType::Char | ScalarType::UChar => 1,
+            ScalarType::Short | ScalarType::UShort => 2,
             ScalarType::Int | ScalarType::UInt | ScalarType::Float => 4,
             ScalarType::Long | ScalarType::ULong | ScalarType::Double => 8,
         }

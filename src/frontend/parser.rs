@@ -60,7 +60,7 @@ pub fn decl_spec(words: &[(&'static str, Span)], span: Span) -> Result<DeclSpec,
             .map(|(_, s)| *s)
             .unwrap_or(span)
     };
-    for unsupported in ["char", "short", "_Bool"] {
+    for unsupported in ["_Bool"] {
         if count(unsupported) > 0 {
             return Err(UserError::new(
                 at(unsupported),
@@ -79,7 +79,7 @@ pub fn decl_spec(words: &[(&'static str, Span)], span: Span) -> Result<DeclSpec,
     let longs = count("long");
     let unsigned = count("unsigned") > 0;
     let base_words = [
-        "void", "int", "float", "double", "long", "unsigned", "signed",
+        "void", "int", "float", "double", "long", "unsigned", "signed", "char", "short",
     ];
     if !words.iter().any(|(w, _)| base_words.contains(w)) {
         return Err(UserError::new(
@@ -92,7 +92,7 @@ pub fn decl_spec(words: &[(&'static str, Span)], span: Span) -> Result<DeclSpec,
         UserError::new(
             span,
             "invalid combination of type specifiers",
-            "use one of `int`, `long`, `unsigned`, `float`, `double`",
+            "use one of `char`, `short`, `int`, `long`, `unsigned`, `float`, `double`",
         )
     };
     if count("signed") > 0 && unsigned {
@@ -104,7 +104,10 @@ pub fn decl_spec(words: &[(&'static str, Span)], span: Span) -> Result<DeclSpec,
         }
         None
     } else if count("float") + count("double") > 0 {
-        if count("float") + count("double") > 1 || unsigned || count("int") > 0 {
+        if count("float") + count("double") > 1
+            || unsigned
+            || count("int") + count("char") + count("short") > 0
+        {
             return Err(invalid());
         }
         if count("double") == 1 && longs > 0 {
@@ -121,6 +124,24 @@ pub fn decl_spec(words: &[(&'static str, Span)], span: Span) -> Result<DeclSpec,
             ScalarType::Float
         } else {
             ScalarType::Double
+        })
+    } else if count("char") > 0 {
+        if count("char") > 1 || count("int") + count("short") + longs > 0 {
+            return Err(invalid());
+        }
+        Some(if unsigned {
+            ScalarType::UChar
+        } else {
+            ScalarType::Char
+        })
+    } else if count("short") > 0 {
+        if count("short") > 1 || count("int") > 1 || longs > 0 {
+            return Err(invalid());
+        }
+        Some(if unsigned {
+            ScalarType::UShort
+        } else {
+            ScalarType::Short
         })
     } else {
         if count("int") > 1 || longs > 2 {

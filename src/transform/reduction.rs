@@ -156,7 +156,15 @@ pub fn reductions(t: &Transformed, kernel: &Kernel, names: &[String]) -> TResult
             .hint("keep the product loop sequential inside each thread (no `reduce=`)"));
         }
         let elem = p.arrays[a].elem;
-        if matches!(elem, ScalarType::Long | ScalarType::ULong) {
+        if matches!(
+            elem,
+            ScalarType::Long
+                | ScalarType::ULong
+                | ScalarType::Char
+                | ScalarType::UChar
+                | ScalarType::Short
+                | ScalarType::UShort
+        ) {
             return Err(TransformError::new(format!(
                 "`{name}` is a `{}`, for which CUDA has no atomic operations",
                 elem.c_name()
