@@ -69,18 +69,41 @@ fn reduced_sizes(
 }
 
 /// The macro that gives `name` its value: `name` itself, or, for a macro defined as
-/// another macro's name, that one's (followed to the end of the chain).
+/// another macro's name, that one's (followed to the end of the chain). A definition
+/// through function-like macros counts as the name they give: PolyBench's `_PB_N` is
+/// `POLYBENCH_LOOP_BOUND(N, n)`, which is `N` with `-DPOLYBENCH_USE_SCALAR_LB`.
 fn defining_macro(macros: &MacroTable, name: &str) -> String {
+    use crate::frontend::lexer::Tok;
+    let mut functions: Option<MacroTable> = None;
     let mut name = name.to_string();
     for _ in 0..16 {
-        let next = match macros.get(&name) {
-            Some(m) if m.params.is_none() && m.body.len() == 1 => match &m.body[0].tok {
-                crate::frontend::lexer::Tok::Ident(x) if macros.get(x).is_some() => x.clone(),
+        let Some(m) = macros.get(&name).filter(|m| m.params.is_none()) else {
+            break;
+        };
+        let body = if m.body.len() == 1 {
+            m.body.clone()
+        } else {
+            // Only the function-like macros expand: the names they leave are the chain's.
+            let table = functions.get_or_insert_with(|| macros.function_like());
+            match crate::frontend::macros::expand(&m.body, table) {
+                Ok(tokens) => tokens,
+                Err(_) => break,
+            }
+        };
+        // `(N)` is `N`.
+        let inner = match body.as_slice() {
+            [open, x, close] if open.tok == Tok::Punct("(") && close.tok == Tok::Punct(")") => {
+                std::slice::from_ref(x)
+            }
+            b => b,
+        };
+        match inner {
+            [t] => match &t.tok {
+                Tok::Ident(x) if macros.get(x).is_some() => name = x.clone(),
                 _ => break,
             },
             _ => break,
-        };
-        name = next;
+        }
     }
     name
 }

@@ -85,6 +85,18 @@ impl MacroTable {
         (eval.pos == tokens.len()).then_some(v)
     }
 
+    /// The function-like macros of the table alone.
+    pub fn function_like(&self) -> MacroTable {
+        MacroTable {
+            macros: self
+                .macros
+                .iter()
+                .filter(|(_, m)| m.params.is_some())
+                .map(|(k, m)| (k.clone(), m.clone()))
+                .collect(),
+        }
+    }
+
     /// The names of all macros in the table.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.macros.keys().map(|s| s.as_str())
