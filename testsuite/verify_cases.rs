@@ -207,6 +207,41 @@ fn races_in_a_hand_written_kernel_are_reported() {
     }
 }
 
+/// Host code as the CUDA samples write it (issue 20): `#include <cuda_runtime.h>`, typed
+/// `cudaMalloc(&d, bytes)`, pinned host memory, a stream with asynchronous copies and a
+/// launch on it, events, `cudaMemset`, `cudaMemcpyToSymbol` with an offset. The CPU runtime
+/// takes all of it; the check verifies it, and a wrong offset is found.
+#[test]
+fn host_code_in_the_style_of_the_cuda_samples_is_checked() {
+    let cu = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify/rowsum_samples_style.cu"),
+    )
+    .unwrap();
+    let run = |cu: &str, name: &str| {
+        let path = scratch_path(name);
+        std::fs::write(&path, cu).unwrap();
+        let args: Vec<String> = [
+            "verify",
+            "testsuite/verify/rowsum.c",
+            path.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        gpucc(&args)
+    };
+    let (code, out, err) = run(&cu, "rowsum_samples_style.cu");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("verified"), "{out}{err}");
+    // The constant lands at scale[0] instead: scale[1] stays 0 and every sum is lost.
+    let from = "sizeof(float), sizeof(float), cudaMemcpyHostToDevice";
+    assert!(cu.contains(from));
+    let wrong = cu.replacen(from, "sizeof(float), 0, cudaMemcpyHostToDevice", 1);
+    let (code, out, err) = run(&wrong, "rowsum_samples_style_offset.cu");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("DIFFERENT"), "{out}{err}");
+}
+
 /// Atomics do not race; the same update as a plain `+=` does.
 #[test]
 fn atomics_are_not_races() {

@@ -260,7 +260,7 @@ fn launches_the_runtime_cannot_run_are_said() {
     assert_eq!(e.kind, CheckFailure::GeneratedDoesNotCompile, "{e}");
     assert!(
         e.message.contains(
-            "line 46: the launch of `matmul_tiled` uses dynamic shared memory or a stream (`1024`)"
+            "line 46: the launch of `matmul_tiled` uses dynamic shared memory (`1024`), which the CPU runtime does not provide"
         ),
         "{e}"
     );

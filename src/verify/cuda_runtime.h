@@ -35,7 +35,7 @@ inline dim3 gridDim;
 
 typedef int cudaError_t;
 enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorLaunchFailure = 4, cudaErrorInvalidConfiguration = 9 };
-enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
+enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
 
 inline cudaError_t cudaMalloc(void **p, size_t n) {
   *p = calloc(1, n ? n : 1);
@@ -43,7 +43,43 @@ inline cudaError_t cudaMalloc(void **p, size_t n) {
 }
 inline cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
 inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) { memcpy(d, s, n); return cudaSuccess; }
-#define cudaMemcpyToSymbol(symbol, source, bytes) (memcpy(&(symbol), (source), (bytes)), cudaSuccess)
+inline cudaError_t cudaMemset(void *p, int v, size_t n) { memset(p, v, n); return cudaSuccess; }
+// The CUDA headers' template overloads (`float *d; cudaMalloc(&d, bytes);`), managed and
+// pinned host memory (all of it host memory here).
+template <class T> inline cudaError_t cudaMalloc(T **p, size_t n) { return cudaMalloc((void **)p, n); }
+inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned = 1) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned f = 1) { return cudaMallocManaged((void **)p, n, f); }
+inline cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaMallocHost(T **p, size_t n) { return cudaMallocHost((void **)p, n); }
+inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned f) { return cudaHostAlloc((void **)p, n, f); }
+inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+// `cudaMemcpyToSymbol(symbol, source, bytes[, offset[, kind]])`, and from.
+inline cudaError_t gpucc_to_symbol(void *symbol, const void *s, size_t n, size_t offset = 0, cudaMemcpyKind = cudaMemcpyHostToDevice) {
+  memcpy((char *)symbol + offset, s, n);
+  return cudaSuccess;
+}
+inline cudaError_t gpucc_from_symbol(void *d, const void *symbol, size_t n, size_t offset = 0, cudaMemcpyKind = cudaMemcpyDeviceToHost) {
+  memcpy(d, (const char *)symbol + offset, n);
+  return cudaSuccess;
+}
+#define cudaMemcpyToSymbol(symbol, ...) gpucc_to_symbol(&(symbol), __VA_ARGS__)
+#define cudaMemcpyFromSymbol(destination, symbol, ...) gpucc_from_symbol((destination), &(symbol), __VA_ARGS__)
+// Streams and events: the CPU runtime runs everything in program order, which is an order
+// a stream allows; an event's elapsed time is 0.
+typedef struct gpucc_stream *cudaStream_t;
+typedef struct gpucc_event *cudaEvent_t;
+inline cudaError_t cudaStreamCreate(cudaStream_t *s) { *s = nullptr; return cudaSuccess; }
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) { *s = nullptr; return cudaSuccess; }
+inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t = nullptr) { return cudaMemcpy(d, s, n, k); }
+inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t = nullptr) { return cudaMemset(p, v, n); }
+inline cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = nullptr; return cudaSuccess; }
+inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = nullptr) { return cudaSuccess; }
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *ms = 0.0f; return cudaSuccess; }
+inline cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
 // The error of the last launch that failed (a configuration a GPU refuses), until read.
 inline cudaError_t gpucc_last_error = cudaSuccess;
 inline cudaError_t cudaGetLastError() {

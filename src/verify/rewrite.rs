@@ -225,16 +225,17 @@ pub fn rewrite_launches(cu: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// The grid and block of a launch configuration; a third and fourth argument (dynamic
-/// shared memory, stream) only when they are `0`.
+/// The grid and block of a launch configuration; a third argument (dynamic shared memory)
+/// only when it is `0`; a fourth (a stream) is dropped: the launches run in program order,
+/// one a stream allows.
 fn launch_configuration(config: &str) -> Result<String, String> {
     let parts = split_top_level(config, false);
     match parts.len() {
         2 => Ok(parts.join(", ")),
-        3 | 4 if parts[2..].iter().all(|p| p == "0" || p == "0u") => Ok(parts[..2].join(", ")),
+        3 | 4 if parts[2] == "0" || parts[2] == "0u" => Ok(parts[..2].join(", ")),
         3 | 4 => Err(format!(
-            "uses dynamic shared memory or a stream (`{}`), which the CPU runtime does not run",
-            parts[2..].join(", ")
+            "uses dynamic shared memory (`{}`), which the CPU runtime does not provide",
+            parts[2]
         )),
         _ => Err("needs a grid and a block (`<<<grid, block>>>`)".to_string()),
     }
@@ -574,6 +575,11 @@ mod tests {
             rewrite_launches("// k<<<\nputs(\"<<<\");\nk <<<1, 2, 0, 0>>> ( a );").unwrap(),
             "// k<<<\nputs(\"<<<\");\ngpucc_launch<true>(\"k\", k, 1, 2,  a );"
         );
+        // A stream is dropped: the launches run in program order.
+        assert_eq!(
+            rewrite_launches("k<<<g, b, 0, stream>>>(a);").unwrap(),
+            "gpucc_launch<true>(\"k\", k, g, b, a);"
+        );
     }
 
     #[test]
@@ -585,10 +591,7 @@ mod tests {
             ),
             ("\nk<<<1, 2", "line 2: a launch `<<<` has no `>>>`"),
             ("(<<<1, 2>>>(a);", "cannot read the name of the kernel"),
-            (
-                "k<<<1, 2, 64>>>(a);",
-                "uses dynamic shared memory or a stream (`64`)",
-            ),
+            ("k<<<1, 2, 64>>>(a);", "uses dynamic shared memory (`64`)"),
             ("k<<<1>>>(a);", "needs a grid and a block"),
         ] {
             let e = rewrite_launches(cu).unwrap_err();
