@@ -242,6 +242,39 @@ fn host_code_in_the_style_of_the_cuda_samples_is_checked() {
     assert!(out.contains("DIFFERENT"), "{out}{err}");
 }
 
+/// The warp shuffles and atomics people write by hand (issue 20): a butterfly with
+/// `__shfl_xor_sync`, a broadcast with `__shfl_sync`, a scan with `__shfl_up_sync`,
+/// `atomicOr` and `atomicInc`: verified; the butterfly written with `__shfl_down_sync`
+/// leaves lane 7 a partial sum, and the check finds it.
+#[test]
+fn every_warp_shuffle_and_the_atomic_family_run_as_on_a_gpu() {
+    let cu = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify/rowsum_shuffles.cu"),
+    )
+    .unwrap();
+    let run = |cu: &str, name: &str| {
+        let path = scratch_path(name);
+        std::fs::write(&path, cu).unwrap();
+        let args: Vec<String> = [
+            "verify",
+            "testsuite/verify/rowsum.c",
+            path.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        gpucc(&args)
+    };
+    let (code, out, err) = run(&cu, "rowsum_shuffles.cu");
+    assert_eq!(code, 0, "{out}{err}");
+    let from = "v += __shfl_xor_sync(0xffffffffu, v, offset);";
+    assert!(cu.contains(from));
+    let down = cu.replacen(from, "v += __shfl_down_sync(0xffffffffu, v, offset);", 1);
+    let (code, out, err) = run(&down, "rowsum_shuffles_down.cu");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("DIFFERENT"), "{out}{err}");
+}
+
 /// Atomics do not race; the same update as a plain `+=` does.
 #[test]
 fn atomics_are_not_races() {

@@ -329,6 +329,22 @@ template <class P, class T> auto atomicSub(P p, T v) { auto *q = gpucc_raw(p); a
 template <class P, class T> auto atomicMin(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old < v ? old : v; return old; }
 template <class P, class T> auto atomicMax(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old > v ? old : v; return old; }
 template <class P, class T> auto atomicExch(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = v; return old; }
+template <class P, class T> auto atomicAnd(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old & v; return old; }
+template <class P, class T> auto atomicOr(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old | v; return old; }
+template <class P, class T> auto atomicXor(P p, T v) { auto *q = gpucc_raw(p); auto old = *q; *q = old ^ v; return old; }
+// atomicInc and atomicDec wrap at `limit`, as CUDA's do.
+template <class P> unsigned atomicInc(P p, unsigned limit) {
+  auto *q = gpucc_raw(p);
+  unsigned old = *q;
+  *q = old >= limit ? 0 : old + 1;
+  return old;
+}
+template <class P> unsigned atomicDec(P p, unsigned limit) {
+  auto *q = gpucc_raw(p);
+  unsigned old = *q;
+  *q = (old == 0 || old > limit) ? limit : old - 1;
+  return old;
+}
 template <class P, class T> auto atomicCAS(P p, T compare, T v) {
   auto *q = gpucc_raw(p);
   auto old = *q;
@@ -372,7 +388,9 @@ struct gpucc_fiber {
   bool done = false;
   gpucc_wait wait = gpucc_running_now;
   dim3 index;
-  // The pending shuffle: mask, source offset, segment width, the value given and taken.
+  // The pending shuffle: its kind, mask, source offset or lane, segment width, the
+  // value given and taken.
+  int kind = 0;
   unsigned mask = 0, delta = 0;
   int width = 32;
   unsigned char given[16], taken[16];
@@ -398,16 +416,20 @@ inline void __syncthreads() {
   swapcontext(&gpucc_running->context, &gpucc_scheduler);
 }
 
-// __shfl_down_sync: lane L gets `var` of lane L + delta of its segment of `width` lanes
-// (its own value past the segment's end), once every lane of `mask` has arrived.
-template <class T> T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) {
+// The shuffles, once every lane of `mask` has arrived. Lane L of a segment of `width`
+// lanes gets `var` of: __shfl_down_sync, lane L + delta (its own past the segment's end);
+// __shfl_up_sync, lane L - delta (its own before the segment's start); __shfl_xor_sync,
+// lane L ^ delta (its own past the segment's end); __shfl_sync, lane `delta` of the segment.
+enum { gpucc_shfl_down, gpucc_shfl_up, gpucc_shfl_xor, gpucc_shfl_idx };
+template <class T> T gpucc_shuffle(int kind, const char *name, unsigned mask, T var, unsigned delta, int width) {
   static_assert(sizeof(T) <= 16, "a shuffled value has at most 16 bytes");
   gpucc_fiber *f = gpucc_running;
   if (!f) {
-    fprintf(stderr, "gpucc CPU runtime: __shfl_down_sync() in a kernel launched without barriers\n");
+    fprintf(stderr, "gpucc CPU runtime: %s() in a kernel launched without barriers\n", name);
     abort();
   }
   memcpy(f->given, &var, sizeof(T));
+  f->kind = kind;
   f->mask = mask;
   f->delta = delta;
   f->width = width;
@@ -416,6 +438,18 @@ template <class T> T __shfl_down_sync(unsigned mask, T var, unsigned delta, int 
   T out;
   memcpy(&out, f->taken, sizeof(T));
   return out;
+}
+template <class T> T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) {
+  return gpucc_shuffle(gpucc_shfl_down, "__shfl_down_sync", mask, var, delta, width);
+}
+template <class T> T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32) {
+  return gpucc_shuffle(gpucc_shfl_up, "__shfl_up_sync", mask, var, delta, width);
+}
+template <class T> T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
+  return gpucc_shuffle(gpucc_shfl_xor, "__shfl_xor_sync", mask, var, unsigned(lane_mask), width);
+}
+template <class T> T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32) {
+  return gpucc_shuffle(gpucc_shfl_idx, "__shfl_sync", mask, var, unsigned(src_lane), width);
 }
 
 [[noreturn]] inline void gpucc_shuffle_error(int warp, int lane, const char *what) {
@@ -450,8 +484,14 @@ inline void gpucc_release_shuffles(gpucc_fiber *fibers, size_t n) {
       if (f.wait != gpucc_at_shuffle) continue;
       int lane = int(t - first);
       int segment = lane / f.width * f.width;
-      int source = lane + int(f.delta);
-      if (source >= segment + f.width) source = lane;
+      int source = lane;
+      switch (f.kind) {
+        case gpucc_shfl_down: source = lane + int(f.delta); break;
+        case gpucc_shfl_up: source = lane - int(f.delta); break;
+        case gpucc_shfl_xor: source = lane ^ int(f.delta); break;
+        default: source = segment + int(f.delta) % f.width; break;
+      }
+      if (source >= segment + f.width || source < segment) source = lane;
       if (!(f.mask >> source & 1u))
         gpucc_shuffle_error(warp, lane, "reads a lane that is not in the shuffle's mask");
       memcpy(f.taken, fibers[first + source].given, sizeof f.taken);
