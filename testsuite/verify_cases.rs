@@ -30,6 +30,21 @@ fn verify_against(c_file: &str, cu: &str, name: &str, extra: &[&str]) -> (i32, S
     result
 }
 
+/// A hand-written `.cu` of `testsuite/verify/`.
+fn verify_case(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testsuite/verify")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// `gpucc verify` of the text `cu` against the row sums of `testsuite/verify/rowsum.c`.
+fn rowsum_check(cu: &str, name: &str) -> (i32, String, String) {
+    verify_against("testsuite/verify/rowsum.c", cu, name, &[])
+}
+
 #[test]
 fn the_generated_file_verifies() {
     let (code, out, err) = verify(&sgemm_100(), "sgemm_100.cu");
@@ -176,8 +191,7 @@ fn a_long_float_sum_in_another_order_is_held_to_its_rounding_bound() {
 /// either of its barriers, or with blocks writing one another's elements, it is a race.
 #[test]
 fn races_in_a_hand_written_kernel_are_reported() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify");
-    let good = std::fs::read_to_string(dir.join("matmul_tiled.cu")).unwrap();
+    let good = verify_case("matmul_tiled.cu");
     let check = |cu: &str, name: &str| verify_against("testsuite/verify/matmul.c", cu, name, &[]);
     let (code, out, err) = check(&good, "matmul_tiled.cu");
     assert_eq!(code, 0, "{out}{err}");
@@ -213,31 +227,15 @@ fn races_in_a_hand_written_kernel_are_reported() {
 /// takes all of it; the check verifies it, and a wrong offset is found.
 #[test]
 fn host_code_in_the_style_of_the_cuda_samples_is_checked() {
-    let cu = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify/rowsum_samples_style.cu"),
-    )
-    .unwrap();
-    let run = |cu: &str, name: &str| {
-        let path = scratch_path(name);
-        std::fs::write(&path, cu).unwrap();
-        let args: Vec<String> = [
-            "verify",
-            "testsuite/verify/rowsum.c",
-            path.to_str().unwrap(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        gpucc(&args)
-    };
-    let (code, out, err) = run(&cu, "rowsum_samples_style.cu");
+    let cu = verify_case("rowsum_samples_style.cu");
+    let (code, out, err) = rowsum_check(&cu, "rowsum_samples_style.cu");
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("verified"), "{out}{err}");
     // The constant lands at scale[0] instead: scale[1] stays 0 and every sum is lost.
     let from = "sizeof(float), sizeof(float), cudaMemcpyHostToDevice";
     assert!(cu.contains(from));
     let wrong = cu.replacen(from, "sizeof(float), 0, cudaMemcpyHostToDevice", 1);
-    let (code, out, err) = run(&wrong, "rowsum_samples_style_offset.cu");
+    let (code, out, err) = rowsum_check(&wrong, "rowsum_samples_style_offset.cu");
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("DIFFERENT"), "{out}{err}");
 }
@@ -248,29 +246,13 @@ fn host_code_in_the_style_of_the_cuda_samples_is_checked() {
 /// leaves lane 7 a partial sum, and the check finds it.
 #[test]
 fn every_warp_shuffle_and_the_atomic_family_run_as_on_a_gpu() {
-    let cu = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify/rowsum_shuffles.cu"),
-    )
-    .unwrap();
-    let run = |cu: &str, name: &str| {
-        let path = scratch_path(name);
-        std::fs::write(&path, cu).unwrap();
-        let args: Vec<String> = [
-            "verify",
-            "testsuite/verify/rowsum.c",
-            path.to_str().unwrap(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        gpucc(&args)
-    };
-    let (code, out, err) = run(&cu, "rowsum_shuffles.cu");
+    let cu = verify_case("rowsum_shuffles.cu");
+    let (code, out, err) = rowsum_check(&cu, "rowsum_shuffles.cu");
     assert_eq!(code, 0, "{out}{err}");
     let from = "v += __shfl_xor_sync(0xffffffffu, v, offset);";
     assert!(cu.contains(from));
     let down = cu.replacen(from, "v += __shfl_down_sync(0xffffffffu, v, offset);", 1);
-    let (code, out, err) = run(&down, "rowsum_shuffles_down.cu");
+    let (code, out, err) = rowsum_check(&down, "rowsum_shuffles_down.cu");
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("DIFFERENT"), "{out}{err}");
 }
@@ -278,28 +260,12 @@ fn every_warp_shuffle_and_the_atomic_family_run_as_on_a_gpu() {
 /// Atomics do not race; the same update as a plain `+=` does.
 #[test]
 fn atomics_are_not_races() {
-    let cu = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/verify/rowsum_atomic.cu"),
-    )
-    .unwrap();
-    let run = |cu: &str, name: &str| {
-        let path = scratch_path(name);
-        std::fs::write(&path, cu).unwrap();
-        let args: Vec<String> = [
-            "verify",
-            "testsuite/verify/rowsum.c",
-            path.to_str().unwrap(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        gpucc(&args)
-    };
-    let (code, out, err) = run(&cu, "rowsum_atomic.cu");
+    let cu = verify_case("rowsum_atomic.cu");
+    let (code, out, err) = rowsum_check(&cu, "rowsum_atomic.cu");
     assert_eq!(code, 0, "{out}{err}");
     let from = "atomicAdd(&s[i], ";
     assert!(cu.contains(from));
-    let (code, out, err) = run(&cu.replacen(from, "s[i] += (", 1), "rowsum_plain.cu");
+    let (code, out, err) = rowsum_check(&cu.replacen(from, "s[i] += (", 1), "rowsum_plain.cu");
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         out.contains("data race in kernel rowsum_kernel on s[0]"),
