@@ -103,7 +103,6 @@ fn set_dim_name(set: &IslSet, t: DimType, pos: u32) -> Option<String> {
     )
 }
 
-/// The name of parameter `pos` of an affine expression.
 /// An isl affine expression with integer coefficients as gpucc's, its input dimensions
 /// named `domain_names` (isl may drop their names); `None` when it has a denominator or a
 /// division.
@@ -156,6 +155,7 @@ fn integer_aff(a: &isl_rs::Aff, domain_names: &[String]) -> IslResult<Option<sup
     Ok(Some(out))
 }
 
+/// The name of parameter `pos` of an affine expression.
 fn param_name(aff: &isl_rs::Aff, pos: i32) -> IslResult<String> {
     let ptr = unsafe { isl_aff_get_dim_name(aff.ptr, DimType::Param.to_i32(), pos as u32) };
     if ptr.is_null() {

@@ -399,8 +399,10 @@ fn make_copy(
     let found = if memory == Memory::Registers {
         lattice_box(t, &ctx, &all, &fixed_names, &name)?
     } else {
-        all.range_fixed_box(&fixed_names)?
-            .map(|(offsets, sizes)| (offsets, sizes.clone(), vec![1; sizes.len()]))
+        all.range_fixed_box(&fixed_names)?.map(|(offsets, sizes)| {
+            let dense = vec![1; sizes.len()];
+            (offsets, sizes, dense)
+        })
     };
     let Some((offsets, sizes, strides)) = found else {
         return Err(TransformError::new(format!(

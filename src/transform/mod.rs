@@ -335,14 +335,9 @@ impl Transformed {
                     .zip(&copy.strides)
                     .map(|((sub, off), &stride)| {
                         let sub = sub.as_aff().expect("copies refuse piecewise subscripts");
-                        let local = sub
-                            .sub(off)
-                            .expect("a copy's offsets were computed within 64 bits");
-                        if stride == 1 {
-                            local
-                        } else {
-                            local.floor_div(stride)
-                        }
+                        sub.sub(off)
+                            .expect("a copy's offsets were computed within 64 bits")
+                            .floor_div(stride)
                     })
                     .collect();
                 out.push((c, *a, index));
