@@ -6,9 +6,16 @@
 //! `R = M - 1`, a nearly full one, and it counts waves of one block per SM although
 //! several blocks reside on an SM at once. gpucc keeps a size when the last wave is full
 //! or more than half full, with a wave being `M x resident blocks per SM` blocks:
-//! `R = B mod W == 0 or R > W / 2` ([`keeps`]). When no size passes (a problem too small
-//! to fill half of one wave whatever the tiles), the sizes whose last wave is fullest
-//! are kept ([`filter`]).
+//! `R = B mod W == 0 or R > W / 2` ([`keeps`]), or when there are [`MANY_WAVES`] waves or
+//! more, where a last wave however empty idles the SMs for a small part of the time (and
+//! the rule would otherwise prune sizes by the accident of `B mod W`: 32 x 32 tiles of an
+//! 8192 x 8192 transpose leave 64 blocks in the 63rd wave of 1,056, whatever the block's
+//! threads). When no size passes (a problem too small to fill half of one wave whatever
+//! the tiles), the sizes whose last wave is fullest are kept ([`filter`]).
+
+/// From this many waves on, the last wave's fill does not prune a size: its idle SMs cost
+/// at most 1 / 16 of the time.
+pub const MANY_WAVES: i64 = 16;
 
 /// The rule as the thesis writes it (for comparison in tests and the README).
 pub fn keeps_literally(blocks: i64, sms: i64) -> bool {
@@ -23,7 +30,7 @@ pub fn keeps(blocks: i64, wave: i64) -> bool {
         return false;
     }
     let r = blocks % wave;
-    r == 0 || 2 * r > wave
+    r == 0 || 2 * r > wave || blocks >= MANY_WAVES * wave
 }
 
 /// How full the last wave is, in (0, 1].
@@ -88,6 +95,14 @@ mod tests {
         // 132 SMs x 8 resident blocks: 1056 blocks per wave; 600 blocks fill more than half.
         assert!(keeps(600, 1056));
         assert!(!keeps(400, 1056));
+    }
+
+    #[test]
+    fn many_waves_keep_a_size_whatever_the_last_one() {
+        // 8192 x 8192 in 32 x 32 tiles: 65,536 blocks, 62 full waves of 1,056 and 64 more.
+        assert!(keeps(65_536, 1056));
+        assert!(!keeps(15 * 132 + 10, 132));
+        assert!(keeps(16 * 132 + 10, 132));
     }
 
     #[test]

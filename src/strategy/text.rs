@@ -252,6 +252,21 @@ fn write_nest(
         control_fields.join(", "),
         quoted(&order)
     );
+    // RT rows per thread, TY / RT apart: the y loop tiled again with its tile loop
+    // outside its control (a cyclic tile), the control innermost and unrolled.
+    let rows = match (v.value("RT"), part.y) {
+        (Some(_), Some(y)) => {
+            let (y, yr) = (name(y), names.fresh(&format!("{}r{sfx}", name(y))));
+            order.push(yr.clone());
+            let _ = writeln!(
+                r,
+                "tile_by_index({stmt_arg}{{\"{y}\"}}, {{TY{sfx} / RT{sfx}}}, {{l1_control=\"{yr}\"}}, {{{}}})",
+                quoted(&order)
+            );
+            Some(yr)
+        }
+        _ => None,
+    };
     let mut blocks = vec![x_control];
     blocks.extend(y_control);
     blocks.extend(part.block_y.map(name));
@@ -281,6 +296,9 @@ fn write_nest(
             0
         }
     });
+    if let Some(yr) = rows {
+        let _ = writeln!(r, "unroll({stmt_arg}\"{yr}\")");
+    }
 }
 
 /// The data-placement commands of a variant: shared-memory copies (each array's pad from

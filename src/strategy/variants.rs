@@ -114,6 +114,20 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
                 reasons,
             }
         });
+        let cyclic = cyclic_parameters(n, part, &placement, device).map(|(params, combos)| {
+            let mut reasons = reasons.clone();
+            reasons.push(format!(
+                "each thread computes RT rows of the block's TY x TX tile, TY / RT rows apart (a cyclic distribution, seed 004 Fig. 4.1(e)): RT loads and stores of `{}` in flight per thread instead of one, and TY / RT threads along y cover a taller tile.",
+                n.p.loops[part.y.expect("a 2-D mapping")].iterator
+            ));
+            Variant {
+                partition: part.clone(),
+                placement: placement.clone(),
+                params,
+                combos,
+                reasons,
+            }
+        });
         out.push(Variant {
             partition: part.clone(),
             placement,
@@ -122,6 +136,7 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
             reasons,
         });
         out.extend(outer);
+        out.extend(cyclic);
     }
     out
 }
@@ -194,6 +209,68 @@ fn outer_parameters(
         params_of(&["TX", "TY", "TK", "RX", "RY"], &combos, &default),
         combos,
     ))
+}
+
+/// The parameters of a 2-D mapping whose threads each compute `RT` rows of a TY x TX
+/// tile, TY / RT rows apart: the block is TX x TY / RT threads. Memory-bound kernels
+/// (copies, transposes, stencils) need bytes in flight to reach DRAM bandwidth (Little's
+/// law: bandwidth x latency), which one element per thread cannot give even at full
+/// occupancy; a thread's RT rows are independent loads. `None` where the form does not
+/// apply: sums, a staged loop (the outer-product form covers those), loops inside the
+/// threads, or a y loop shorter than two rows per thread.
+fn cyclic_parameters(
+    n: &Nests,
+    part: &Partition,
+    placement: &Placement,
+    device: &Device,
+) -> Option<(Vec<Param>, Vec<Vec<i64>>)> {
+    let y = part.y?;
+    if !part.reduce.is_empty()
+        || part.block_y.is_some()
+        || placement.tiled.is_some()
+        || !placement.registers.is_empty()
+        || !part.inner.is_empty()
+    {
+        return None;
+    }
+    let fits = |size: i64, extent: Option<i64>| {
+        extent.is_none_or(|e| size as u64 <= (e.max(1) as u64).next_power_of_two())
+    };
+    let (ex, ey) = (n.extent(part.x), n.extent(y));
+    let (mut options, mut rated) = (Vec::new(), Vec::new());
+    for tx in [32, 64, 128] {
+        for ty in [16, 32, 64] {
+            for rt in [2, 4, 8] {
+                let threads = tx * ty / rt;
+                if !(128..=512).contains(&threads)
+                    || threads > device.limits.max_threads_per_block
+                    || ty / rt < 2
+                    || !fits(tx, ex)
+                    || !fits(ty, ey)
+                {
+                    continue;
+                }
+                options.push(vec![tx, ty, rt]);
+                let resident = device.blocks_per_sm(threads, 32, 0).max(1);
+                if let (Some(ex), Some(ey)) = (ex, ey) {
+                    let blocks = ((ex + tx - 1) / tx) * ((ey + ty - 1) / ty);
+                    rated.push((vec![tx, ty, rt], blocks, device.limits.sms * resident));
+                }
+            }
+        }
+    }
+    // The occupancy rule where the sizes are known.
+    let combos = if rated.len() == options.len() && !rated.is_empty() {
+        occupancy::filter(&rated)
+    } else {
+        options
+    };
+    // The default: square 32 x 32 tiles (a transpose's shared tile), 4 rows a thread.
+    let default = combos
+        .iter()
+        .min_by_key(|c| ((c[0] - 32).abs() + (c[1] - 32).abs(), (c[2] - 4).abs()))
+        .cloned()?;
+    Some((params_of(&["TX", "TY", "RT"], &combos, &default), combos))
 }
 
 /// The pad of a shared row in the outer-product form: 16 bytes, so that rows stay aligned
