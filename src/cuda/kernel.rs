@@ -231,11 +231,7 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
             sizes.join(" x ")
         ));
     }
-    w.line(&format!(
-        "__global__ void {}({})",
-        k.name,
-        params.join(", ")
-    ));
+    w.line(&format!("{}{})", signature(t, k), params.join(", ")));
     w.line("{");
     w.indent += 1;
     // The body first: which prologue variables it reads is known once it is written.
@@ -323,6 +319,19 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
     w.out
 }
 
+/// `__global__ void NAME(`, with `__launch_bounds__(threads, n)` where the recipe asked
+/// for `n` resident blocks.
+fn signature(t: &Transformed, k: &KernelIr) -> String {
+    match t.kernels[k.kernel].min_blocks {
+        Some(n) => format!(
+            "__global__ void __launch_bounds__({}, {n}) {}(",
+            k.block.iter().product::<i64>(),
+            k.name
+        ),
+        None => format!("__global__ void {}(", k.name),
+    }
+}
+
 /// The `.cu` line (1-based) of each loop and statement instance of kernel `k`'s body, by
 /// node address (as [`crate::emulator::workload::Sink::node`] reports them), in `cu`, the
 /// file that [`super::emit`] wrote: its lines are found in order from the kernel's
@@ -331,7 +340,7 @@ pub fn node_lines(t: &Transformed, k: &KernelIr, cu: &str) -> Vec<(usize, u32)> 
     let mut body = Lines::new(1);
     write_nodes(&mut body, t, Some(k.kernel), &k.body);
     let lines: Vec<&str> = cu.lines().collect();
-    let signature = format!("__global__ void {}(", k.name);
+    let signature = signature(t, k);
     let Some(mut at) = lines.iter().position(|l| l.starts_with(&signature)) else {
         return Vec::new();
     };

@@ -86,6 +86,19 @@ pub fn emulate(
     let mut out = Vec::new();
     for site in workload::sites(t, g, sizes, l.sms) {
         let mut work = site.work(t, g);
+        // `__launch_bounds__(threads, n)`: ptxas keeps n blocks' registers on an SM.
+        let bound = t
+            .kernels
+            .iter()
+            .find(|k| k.name == work.name)
+            .and_then(|k| k.min_blocks)
+            .map(|n| {
+                let per_thread = l.registers_per_sm / (work.threads_per_block.max(1) * n);
+                (per_thread / 8 * 8).clamp(16, l.max_registers_per_thread)
+            });
+        if let Some(cap) = bound {
+            work.registers = work.registers.min(cap);
+        }
         let registers_estimate = work.registers;
         let counted = native.registers.iter().find(|r| r.name == work.name);
         if let Some(r) = counted {

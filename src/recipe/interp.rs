@@ -56,6 +56,7 @@ pub const COMMANDS: &[&str] = &[
     "copy_to_registers",
     "copy_to_constant",
     "copy_to_texture",
+    "launch_bounds",
     "print_code",
     "print_deps",
     "param",

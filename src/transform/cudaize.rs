@@ -57,6 +57,9 @@ pub struct Kernel {
     pub sizes: Vec<(ArrayId, String)>,
     /// The variables whose updates are split across the threads and blocks (`reduce=`).
     pub reductions: Vec<Reduction>,
+    /// Blocks that should reside on an SM at once (`launch_bounds`): written as
+    /// `__launch_bounds__(threads, n)`, which caps ptxas's registers per thread.
+    pub min_blocks: Option<i64>,
 }
 
 impl Kernel {
@@ -100,6 +103,37 @@ pub struct Request<'a> {
     pub sizes: Vec<(ArrayId, String)>,
     /// Restrict to the loops around this source statement.
     pub statement: Option<usize>,
+}
+
+/// `launch_bounds("k", n)`: kernel `k` is compiled so that `n` of its blocks fit on an
+/// SM at once as far as registers go (`__launch_bounds__(threads, n)`: ptxas keeps each
+/// thread within `registers per SM / (threads x n)` registers, spilling what does not
+/// fit).
+pub fn launch_bounds(t: &mut Transformed, name: &str, blocks: i64) -> TResult<()> {
+    let Some(k) = t.kernels.iter().position(|k| k.name == name) else {
+        let names: Vec<String> = t.kernels.iter().map(|k| format!("`{}`", k.name)).collect();
+        return Err(TransformError::new(format!("there is no kernel `{name}`")).hint(
+            if names.is_empty() {
+                "put launch_bounds after the `cudaize` that makes the kernel".to_string()
+            } else {
+                format!("the kernels are {}", names.join(", "))
+            },
+        ));
+    };
+    if t.kernels[k].is_serial() {
+        return Err(TransformError::new(format!(
+            "kernel `{name}` is serial: one thread of one block runs it"
+        ))
+        .hint("launch bounds are for kernels with block and thread loops"));
+    }
+    if !(1..=32).contains(&blocks) {
+        return Err(TransformError::new(format!(
+            "{blocks} blocks per SM; an SM holds 1 to 32 blocks"
+        ))
+        .hint("2 asks ptxas for at most half the SM's registers per block"));
+    }
+    t.kernels[k].min_blocks = Some(blocks);
+    Ok(())
 }
 
 pub fn cudaize(t: &mut Transformed, r: Request) -> TResult<()> {
@@ -174,6 +208,7 @@ pub fn cudaize(t: &mut Transformed, r: Request) -> TResult<()> {
         host_levels,
         sizes: r.sizes,
         reductions: Vec::new(),
+        min_blocks: None,
     };
     if kernel.block_size() > 1024 {
         let sizes: Vec<String> = kernel.threads.iter().map(|d| d.size.to_string()).collect();

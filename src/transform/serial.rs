@@ -136,6 +136,7 @@ pub fn cudaize_serial(
         host_levels: Vec::new(),
         sizes,
         reductions: Vec::new(),
+        min_blocks: None,
     });
     Ok(())
 }

@@ -400,6 +400,14 @@ impl Interp<'_> {
                 let r = unroll::unroll(&mut self.t, level, factor);
                 wrap(self, r)?;
             }
+            "launch_bounds" => {
+                let usage = "launch_bounds(\"kernel\", 2)";
+                self.expect_args(args, 2, 2, call, usage)?;
+                let name = self.string(&args[0], "the kernel name")?;
+                let blocks = self.int(&args[1], "the blocks per SM")?;
+                let r = cudaize::launch_bounds(&mut self.t, &name, blocks);
+                wrap(self, r)?;
+            }
             "unroll_to_depth" => {
                 self.expect_args(args, 1, 1, call, "unroll_to_depth(2)")?;
                 let depth = self.int(&args[0], "the depth")?;
