@@ -29,6 +29,9 @@
       `time --set benchmarks/calibration/outer/set.json` results file (the outer-product
       GEMMs of issue 19), recorded in accuracy-outer.json (-outer-sass.json). Entries are
       emulated for the device the results were timed on (--device h100, h200, ...).
+      Several RESULTS files of one device count together (a vendor.py run and the
+      problems timed again in a later run: `accuracy vendor-A.json vendor-A-transpose.json`),
+      named after the first.
 """
 import argparse
 import datetime
@@ -282,12 +285,17 @@ def device_of(results):
 
 def accuracy(args):
     gpucc = gpucc_path(args.gpucc)
-    with open(args.results) as f:
-        results = json.load(f)
+    files = []
+    for path in args.results:
+        with open(path) as f:
+            files.append(json.load(f))
+    devices = {device_of(r) for r in files}
+    if len(devices) > 1:
+        sys.exit(f"the results files were timed on different devices: {sorted(devices)}")
     measured, predicted = [], []
     mode = [] if args.sass else ["--estimate-registers"]
-    mode += ["--device", device_of(results)]
-    for cmd, us in timed_entries(results):
+    mode += ["--device", devices.pop()]
+    for cmd, us in [e for r in files for e in timed_entries(r)]:
         r = subprocess.run([gpucc, "emulate", *cmd, *mode, "--json"],
                            cwd=ROOT, capture_output=True, text=True)
         if r.returncode != 0:
@@ -303,8 +311,9 @@ def accuracy(args):
     rho = spearman(measured, predicted)
     errors = [max(abs(p - m) / m, 1e-9) for m, p in zip(measured, predicted)]
     geomean = math.exp(sum(math.log(x) for x in errors) / len(errors))
+    paths = [os.path.relpath(os.path.abspath(p), ROOT) for p in args.results]
     doc = {
-        "results": os.path.relpath(os.path.abspath(args.results), ROOT),
+        "results": paths[0] if len(paths) == 1 else paths,
         "entries": len(measured),
         "spearman": round(rho, 4),
         "geomean_relative_error": round(geomean, 4),
@@ -315,7 +324,7 @@ def accuracy(args):
                "on every timed entry; testsuite/calibration_cases.rs fails if its figures "
                "are worse than these",
     }
-    base = os.path.basename(args.results)
+    base = os.path.basename(args.results[0])
     kind = "-vendor" if "vendor" in base else "-outer" if "calibration-outer" in base else ""
     name = "accuracy" + kind + ("-sass" if args.sass else "") + ".json"
     with open(os.path.join(SET_DIR, name), "w") as f:
@@ -338,7 +347,8 @@ def main():
     t.add_argument("--set", help="the entries to time (default: benchmarks/calibration/set.json; "
                    "benchmarks/calibration/outer/set.json: the outer-product GEMMs of issue 19)")
     a = sub.add_parser("accuracy")
-    a.add_argument("results")
+    a.add_argument("results", nargs="+",
+                   help="results files of one device (several: their entries together)")
     a.add_argument("--sass", action="store_true",
                    help="emulate the SASS (nvcc and nvdisasm needed), not the kernel IR")
     args = parser.parse_args()

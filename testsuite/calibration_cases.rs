@@ -145,8 +145,17 @@ fn timed_entries(results: &serde_json::Value) -> Vec<(Vec<String>, f64)> {
 fn against_the_timings(recorded: &str, mode: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let recorded = json(&root.join("benchmarks/calibration").join(recorded));
-    let results = json(&root.join(recorded["results"].as_str().unwrap()));
-    let entries = timed_entries(&results);
+    // One results file, or several of one device (calibrate.py accuracy A.json B.json).
+    let files: Vec<serde_json::Value> = match &recorded["results"] {
+        serde_json::Value::Array(paths) => paths.clone(),
+        one => vec![one.clone()],
+    };
+    let files: Vec<serde_json::Value> = files
+        .iter()
+        .map(|p| json(&root.join(p.as_str().unwrap())))
+        .collect();
+    let results = &files[0];
+    let entries: Vec<(Vec<String>, f64)> = files.iter().flat_map(timed_entries).collect();
     assert_eq!(
         entries.len() as u64,
         recorded["entries"].as_u64().unwrap(),

@@ -16,6 +16,9 @@ use crate::poly::{ArrayId, LoopId};
 /// At most this many placements per partition (the largest subsets first).
 const MAX_PLACEMENTS: usize = 48;
 
+/// At most this many placements per partition get a cyclic-rows sibling.
+const MAX_CYCLIC: usize = 2;
+
 /// A tile size the recipe declares with `param(...)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
@@ -63,6 +66,9 @@ impl Variant {
 /// The variants of one partition.
 pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) -> Vec<Variant> {
     let mut out = Vec::new();
+    // Cyclic-rows siblings of the first placements only (the largest subsets): each one
+    // is another compile when ranking.
+    let mut cyclic_left = MAX_CYCLIC;
     for placement in placements(n, c) {
         let Some((params, combos)) = parameters(n, part, &placement, device) else {
             continue;
@@ -114,7 +120,13 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
                 reasons,
             }
         });
-        let cyclic = cyclic_parameters(n, part, &placement, device).map(|(params, combos)| {
+        let cyclic = if cyclic_left > 0 {
+            cyclic_parameters(n, part, &placement, device)
+        } else {
+            None
+        };
+        cyclic_left -= usize::from(cyclic.is_some());
+        let cyclic = cyclic.map(|(params, combos)| {
             let mut reasons = reasons.clone();
             reasons.push(format!(
                 "each thread computes RT rows of the block's TY x TX tile, TY / RT rows apart (a cyclic distribution, seed 004 Fig. 4.1(e)): RT loads and stores of `{}` in flight per thread instead of one, and TY / RT threads along y cover a taller tile.",

@@ -112,13 +112,13 @@ pub struct Request<'a> {
 pub fn launch_bounds(t: &mut Transformed, name: &str, blocks: i64) -> TResult<()> {
     let Some(k) = t.kernels.iter().position(|k| k.name == name) else {
         let names: Vec<String> = t.kernels.iter().map(|k| format!("`{}`", k.name)).collect();
-        return Err(TransformError::new(format!("there is no kernel `{name}`")).hint(
-            if names.is_empty() {
+        return Err(
+            TransformError::new(format!("there is no kernel `{name}`")).hint(if names.is_empty() {
                 "put launch_bounds after the `cudaize` that makes the kernel".to_string()
             } else {
                 format!("the kernels are {}", names.join(", "))
-            },
-        ));
+            }),
+        );
     };
     if t.kernels[k].is_serial() {
         return Err(TransformError::new(format!(
