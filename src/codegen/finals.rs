@@ -189,6 +189,7 @@ fn to_nodes(nodes: &[AstNode]) -> Vec<Node> {
             AstNode::User { args, .. } => Node::Instance {
                 statement: 0,
                 args: args.clone(),
+                stage: None,
             },
         })
         .collect()

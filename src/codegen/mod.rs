@@ -20,6 +20,7 @@ use crate::poly::astbuild::{self, AstNode};
 use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
 use crate::poly::ArrayKind;
 use crate::transform::cudaize::{Kernel, ThreadKind};
+use crate::transform::datacopy::Memory;
 use crate::transform::{Hw, LevelId, StmtKind, Transformed};
 use ir::{Expr, Generated, KernelIr, Node, Op, PrologueVar, ReductionIr};
 
@@ -261,6 +262,30 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                         )),
                     }
                 }
+                // Copies pipelined with the loop's computation (`prefetch`).
+                if let Some(l) = level.filter(|l| t.levels[*l].prefetch) {
+                    let copy_of = |s: usize| match t.statements[s].kind {
+                        StmtKind::CopyIn(c) if t.copies[c].memory == Memory::Shared => Some(c),
+                        _ => None,
+                    };
+                    let is_sync = |s: usize| t.statements[s].kind == StmtKind::Sync;
+                    let max_trips = |var: &str| {
+                        let l = t.levels.iter().position(|l| l.name == var)?;
+                        crate::transform::unroll::extent(t, l).ok().flatten()
+                    };
+                    match ir::prefetch(
+                        &name, &init, &cond, step, &body, &copy_of, &is_sync, &max_trips,
+                    ) {
+                        Ok(nodes) => {
+                            out.extend(nodes);
+                            continue;
+                        }
+                        Err(why) => warnings.push(format!(
+                            "loop `{}` was not prefetched: {why}",
+                            t.levels[l].name
+                        )),
+                    }
+                }
                 out.push(Node::For {
                     var: name,
                     init,
@@ -285,6 +310,7 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                     .position(|s| s.name == *statement)
                     .expect("isl only names our statements"),
                 args: args.clone(),
+                stage: None,
             }),
         }
     }

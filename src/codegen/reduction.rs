@@ -143,6 +143,7 @@ fn target_ir(nodes: &[AstNode], statement: usize) -> Vec<Node> {
             AstNode::User { args, .. } => Node::Instance {
                 statement,
                 args: args.clone(),
+                stage: None,
             },
         })
         .collect()

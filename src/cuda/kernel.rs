@@ -5,7 +5,7 @@
 use super::cexpr::{self, from_ir, print, CExpr};
 use super::statement::{self, has_symbolic_inner_dims};
 use super::{in_global_memory, uses_of, Lines, Uses};
-use crate::codegen::ir::{self, Expr, KernelIr, Node, Op};
+use crate::codegen::ir::{self, Expr, KernelIr, Node, Op, Stage};
 use crate::codegen::{coordinate_name, in_device_memory};
 use crate::poly::{AccessId, ArrayId, ArrayKind, StatementId};
 use crate::transform::cudaize::ThreadKind;
@@ -309,6 +309,11 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
             Memory::Registers => w.line(&format!("{ty} {}{dims};", c.temp)),
         }
     }
+    // The registers of prefetched copies, one per element a thread stages.
+    for (c, slots) in staged_slots(t, &k.body) {
+        let ty = p.arrays[t.copies[c].array].elem.c_name();
+        w.line(&format!("{ty} {}[{slots}];", stage_name(&t.copies[c])));
+    }
     for d in &reductions.declarations {
         w.line(d);
     }
@@ -477,8 +482,12 @@ pub(super) fn write_nodes(w: &mut Lines, t: &Transformed, kernel: Option<usize>,
                     }
                 }
             }
-            Node::Instance { statement, args } => {
-                let text = instance_text(t, kernel, *statement, args);
+            Node::Instance {
+                statement,
+                args,
+                stage,
+            } => {
+                let text = instance_text(t, kernel, *statement, args, *stage);
                 w.marks.push((at, text.clone()));
                 w.line(&text)
             }
@@ -512,7 +521,13 @@ fn write_block(w: &mut Lines, t: &Transformed, kernel: Option<usize>, head: &str
     }
 }
 
-fn instance_text(t: &Transformed, kernel: Option<usize>, s: usize, args: &[Expr]) -> String {
+fn instance_text(
+    t: &Transformed,
+    kernel: Option<usize>,
+    s: usize,
+    args: &[Expr],
+    stage: Option<Stage>,
+) -> String {
     // Copies (and indices into their temporaries) read best in thread indices.
     let in_threads = |e: &Expr| match kernel {
         Some(k) => in_thread_indices(t, k, e),
@@ -561,10 +576,19 @@ fn instance_text(t: &Transformed, kernel: Option<usize>, s: usize, args: &[Expr]
             let temp = temp_reference(copy, xs);
             let is_in = matches!(t.statements[s].kind, StmtKind::CopyIn(_));
             let global = statement::global_reference(t, copy.array, element, is_in);
-            let (target, source) = if is_in {
-                (temp, global)
-            } else {
-                (global, temp)
+            let (target, source) = match (stage, is_in) {
+                // A prefetched copy: the element goes through the thread's staging array.
+                (Some(st), true) => {
+                    let reg =
+                        CExpr::index(CExpr::name(stage_name(copy)), [CExpr::Int(st.slot as i64)]);
+                    if st.load {
+                        (reg, global)
+                    } else {
+                        (temp, reg)
+                    }
+                }
+                (_, true) => (temp, global),
+                (_, false) => (global, temp),
             };
             format!(
                 "{};",
@@ -572,6 +596,49 @@ fn instance_text(t: &Transformed, kernel: Option<usize>, s: usize, args: &[Expr]
             )
         }
     }
+}
+
+/// The copies whose elements `nodes` stage through registers, each with its number of
+/// slots.
+fn staged_slots(t: &Transformed, nodes: &[Node]) -> Vec<(usize, usize)> {
+    fn walk(t: &Transformed, nodes: &[Node], out: &mut Vec<(usize, usize)>) {
+        for n in nodes {
+            match n {
+                Node::For { body, .. } => walk(t, body, out),
+                Node::If {
+                    then_branch,
+                    else_branch,
+                    ..
+                } => {
+                    walk(t, then_branch, out);
+                    walk(t, else_branch.as_deref().unwrap_or_default(), out);
+                }
+                Node::Instance {
+                    statement,
+                    stage: Some(st),
+                    ..
+                } => {
+                    if let StmtKind::CopyIn(c) = t.statements[*statement].kind {
+                        match out.iter_mut().find(|(x, _)| *x == c) {
+                            Some((_, n)) => *n = (*n).max(st.slot + 1),
+                            None => out.push((c, st.slot + 1)),
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(t, nodes, &mut out);
+    out.sort_unstable();
+    out
+}
+
+/// The registers a prefetched copy's elements wait in between their load and their store
+/// into shared memory (`A_shared_next`: copies' temporaries have names of their own).
+pub fn stage_name(copy: &DataCopy) -> String {
+    format!("{}_next", copy.temp)
 }
 
 /// An element of a copy's temporary; dimensions of size 1 are not declared.

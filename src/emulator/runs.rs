@@ -50,7 +50,9 @@ pub fn plan(t: &Transformed, nodes: &[Node]) -> HashMap<*const Node, Reads> {
     let mut run: Run = Vec::new();
     for n in nodes {
         let reads = match n {
-            Node::Instance { statement, args } => match t.statements[*statement].kind {
+            Node::Instance {
+                statement, args, ..
+            } => match t.statements[*statement].kind {
                 StmtKind::Compute(_) => Some(shared_reads(t, *statement, args)),
                 _ => None,
             },

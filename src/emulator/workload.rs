@@ -1272,13 +1272,17 @@ impl<'a> Walker<'a> {
                     }
                     self.guards.borrow_mut().pop();
                 }
-                Node::Instance { statement, args } => {
+                Node::Instance {
+                    statement,
+                    args,
+                    stage,
+                } => {
                     if !sink.expands() {
                         let words = self.words(*statement);
                         sink.node(std::ptr::from_ref(n) as usize, mult, None, words);
                     }
                     let reads = self.runs.borrow().get(&std::ptr::from_ref(n)).cloned();
-                    self.instance(*statement, args, env, mult, sink, reads.as_deref());
+                    self.instance(*statement, args, *stage, env, mult, sink, reads.as_deref());
                     sink.end_instance();
                 }
                 Node::Launch { .. } => {}
@@ -1316,10 +1320,12 @@ impl<'a> Walker<'a> {
 
     /// Walks one statement instance; `planned` gives its shared reads as nvcc loads them in
     /// a straight-line run ([`runs::plan`]).
+    #[allow(clippy::too_many_arguments)]
     fn instance(
         &self,
         s: usize,
         args: &[Expr],
+        stage: Option<crate::codegen::ir::Stage>,
         env: &Env,
         mult: f64,
         sink: &mut dyn Sink,
@@ -1370,6 +1376,14 @@ impl<'a> Walker<'a> {
                     mult,
                 );
                 match (st.kind, copy.memory) {
+                    // A prefetched copy: the load ahead into a register, the store later.
+                    (StmtKind::CopyIn(_), Memory::Shared) if stage.is_some() => {
+                        if stage.is_some_and(|x| x.load) {
+                            sink.load(global, mult);
+                        } else {
+                            sink.store(shared, mult);
+                        }
+                    }
                     (StmtKind::CopyIn(_), Memory::Shared) => {
                         sink.load(global, mult);
                         sink.store(shared, mult);

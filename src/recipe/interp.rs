@@ -57,6 +57,7 @@ pub const COMMANDS: &[&str] = &[
     "copy_to_constant",
     "copy_to_texture",
     "launch_bounds",
+    "prefetch",
     "print_code",
     "print_deps",
     "param",

@@ -35,6 +35,8 @@ pub struct Level {
     pub tile: Option<Tile>,
     /// Fully unrolled by the code generator.
     pub unroll: bool,
+    /// Its copies into shared memory pipelined by the code generator (`prefetch`).
+    pub prefetch: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -168,6 +170,7 @@ impl Transformed {
                 name: l.iterator.clone(),
                 tile: None,
                 unroll: false,
+                prefetch: false,
             })
             .collect();
         let statements = program
@@ -226,6 +229,7 @@ impl Transformed {
             name: name.into(),
             tile: None,
             unroll: false,
+            prefetch: false,
         });
         self.levels.len() - 1
     }

@@ -269,3 +269,47 @@ pub fn unroll_to_depth(t: &mut Transformed, depth: usize) -> TResult<Vec<String>
     }
     Ok(skipped)
 }
+
+/// `prefetch("kk")`: the code generator pipelines the copies into shared memory at the top
+/// of loop `kk` (each tile's elements loaded into registers one iteration ahead, see
+/// [`crate::codegen::ir::prefetch`]). The loop must run inside a kernel, not on its blocks
+/// or threads, and hold copies into shared memory.
+pub fn prefetch(t: &mut Transformed, level: LevelId) -> TResult<()> {
+    let name = t.levels[level].name.clone();
+    let inside = |s: &super::TStatement| s.levels.iter().any(|(l, _)| *l == level);
+    let Some(k) = t
+        .kernels
+        .iter()
+        .position(|k| k.statements.iter().any(|s| inside(&t.statements[*s])))
+    else {
+        return Err(
+            TransformError::new(format!("loop `{name}` is in no kernel"))
+                .hint("put prefetch after the `cudaize` and `copy_to_shared` commands"),
+        );
+    };
+    if t.kernels[k].hardware_levels().contains(&level) {
+        return Err(TransformError::new(format!(
+            "loop `{name}` is mapped to blocks or threads; a prefetch pipelines the iterations of a loop each thread runs"
+        ))
+        .hint("name the loop whose tiles the copies stage (the `kk` of a matrix product)"));
+    }
+    if t.levels[level].unroll {
+        return Err(TransformError::new(format!(
+            "loop `{name}` is unrolled; a prefetch pipelines the iterations of a loop"
+        ))
+        .hint("unroll the loops inside it instead"));
+    }
+    let staged = t.statements.iter().any(|s| {
+        inside(s)
+            && matches!(s.kind, super::StmtKind::CopyIn(c)
+                if t.copies[c].memory == super::datacopy::Memory::Shared && t.copies[c].kernel == k)
+    });
+    if !staged {
+        return Err(TransformError::new(format!(
+            "no copy into shared memory runs inside loop `{name}`"
+        ))
+        .hint("copy_to_shared an array whose tile the loop's iterations read, then prefetch"));
+    }
+    t.levels[level].prefetch = true;
+    Ok(())
+}

@@ -99,6 +99,8 @@ inline const char *cudaGetErrorString(cudaError_t e) {
 }
 
 #define __global__
+// Register limits for nvcc (`launch_bounds` in a recipe); nothing to do on the CPU.
+#define __launch_bounds__(...)
 #define __device__
 #define __host__
 #define __constant__

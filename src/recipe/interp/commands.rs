@@ -400,6 +400,13 @@ impl Interp<'_> {
                 let r = unroll::unroll(&mut self.t, level, factor);
                 wrap(self, r)?;
             }
+            "prefetch" => {
+                self.expect_args(args, 1, 1, call, "prefetch(\"kk\")")?;
+                let lp = self.string(&args[0], "the loop")?;
+                let level = self.level(&lp, args[0].1, None)?;
+                let r = unroll::prefetch(&mut self.t, level);
+                wrap(self, r)?;
+            }
             "launch_bounds" => {
                 let usage = "launch_bounds(\"kernel\", 2)";
                 self.expect_args(args, 2, 2, call, usage)?;
