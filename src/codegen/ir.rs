@@ -461,6 +461,16 @@ pub fn unroll(
     Some(out)
 }
 
+/// What [`prefetch`] needs to know of the statements and loops in a body.
+pub struct Staging<'a> {
+    /// The copy into shared memory a statement makes, if it is one.
+    pub copy_of: &'a dyn Fn(usize) -> Option<usize>,
+    /// Whether a statement is a barrier.
+    pub is_sync: &'a dyn Fn(usize) -> bool,
+    /// The most iterations of a copy loop (by its name), where known.
+    pub max_trips: &'a dyn Fn(&str) -> Option<i64>,
+}
+
 /// At most this many elements a thread stages in registers for a prefetch.
 pub const MAX_STAGED: usize = 64;
 
@@ -480,10 +490,9 @@ pub fn prefetch(
     cond: &Expr,
     step: i64,
     body: &[Node],
-    copy_of: &dyn Fn(usize) -> Option<usize>,
-    is_sync: &dyn Fn(usize) -> bool,
-    max_trips: &dyn Fn(&str) -> Option<i64>,
+    k: &Staging,
 ) -> Result<Vec<Node>, String> {
+    let (copy_of, is_sync, max_trips) = (k.copy_of, k.is_sync, k.max_trips);
     let at = body
         .iter()
         .position(|n| matches!(n, Node::Instance { statement, .. } if is_sync(*statement)))
@@ -1051,6 +1060,7 @@ mod tests {
         let stmt = |s| Node::Instance {
             statement: s,
             args: vec![],
+            stage: None,
         };
         let guard = |c: Expr, s| Node::If {
             cond: c,

@@ -273,9 +273,12 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                         let l = t.levels.iter().position(|l| l.name == var)?;
                         crate::transform::unroll::extent(t, l).ok().flatten()
                     };
-                    match ir::prefetch(
-                        &name, &init, &cond, step, &body, &copy_of, &is_sync, &max_trips,
-                    ) {
+                    let staging = ir::Staging {
+                        copy_of: &copy_of,
+                        is_sync: &is_sync,
+                        max_trips: &max_trips,
+                    };
+                    match ir::prefetch(&name, &init, &cond, step, &body, &staging) {
                         Ok(nodes) => {
                             out.extend(nodes);
                             continue;
