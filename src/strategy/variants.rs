@@ -229,7 +229,10 @@ fn outer_parameters(
 /// law: bandwidth x latency), which one element per thread cannot give even at full
 /// occupancy; a thread's RT rows are independent loads. `None` where the form does not
 /// apply: sums, a staged loop (the outer-product form covers those), loops inside the
-/// threads, or a y loop shorter than two rows per thread.
+/// threads (a matrix product's `k`: there the rows a thread computes reuse nothing, and
+/// at its default sizes this form beat the outer-product form's defaults in Phase III,
+/// which once tuned was twice as fast: `gemm_rect_wide.c`), or a y loop shorter than
+/// two rows per thread.
 fn cyclic_parameters(
     n: &Nests,
     part: &Partition,
@@ -237,11 +240,18 @@ fn cyclic_parameters(
     device: &Device,
 ) -> Option<(Vec<Param>, Vec<Vec<i64>>)> {
     let y = part.y?;
+    // A loop inside the threads' loops.
+    let inner_loop = n.statements_in(part.x).iter().any(|s| {
+        let loops = &n.p.statements[*s].loops;
+        let below = loops.iter().position(|l| *l == part.x).map_or(0, |k| k + 1);
+        loops[below..].iter().any(|l| *l != y)
+    });
     if !part.reduce.is_empty()
         || part.block_y.is_some()
         || placement.tiled.is_some()
         || !placement.registers.is_empty()
         || !part.inner.is_empty()
+        || inner_loop
     {
         return None;
     }
