@@ -247,6 +247,12 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                 };
                 // Loops marked for unrolling are written out here, iteration by iteration.
                 if let Some(l) = level.filter(|l| t.levels[*l].unroll) {
+                    if t.levels[l].prefetch {
+                        warnings.push(format!(
+                            "loop `{}` was not prefetched: it is unrolled",
+                            t.levels[l].name
+                        ));
+                    }
                     let max = crate::transform::unroll::extent(t, l)
                         .ok()
                         .flatten()
