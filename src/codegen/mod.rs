@@ -9,8 +9,10 @@
 
 mod finals;
 pub mod ir;
+pub mod prefetch;
 mod reduction;
 mod scalars;
+pub mod unroll;
 
 pub use scalars::in_device_memory;
 
@@ -258,7 +260,7 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                         .flatten()
                         .unwrap_or(0)
                         .min(crate::transform::unroll::MAX_UNROLL);
-                    match ir::unroll(&name, &init, &cond, step, &body, max) {
+                    match unroll::unroll(&name, &init, &cond, step, &body, max) {
                         Some(nodes) => {
                             out.extend(nodes);
                             continue;
@@ -279,12 +281,12 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                         let l = t.levels.iter().position(|l| l.name == var)?;
                         crate::transform::unroll::extent(t, l).ok().flatten()
                     };
-                    let staging = ir::Staging {
+                    let staging = prefetch::Staging {
                         copy_of: &copy_of,
                         is_sync: &is_sync,
                         max_trips: &max_trips,
                     };
-                    match ir::prefetch(&name, &init, &cond, step, &body, &staging) {
+                    match prefetch::prefetch(&name, &init, &cond, step, &body, &staging) {
                         Ok(nodes) => {
                             out.extend(nodes);
                             continue;

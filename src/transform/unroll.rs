@@ -272,7 +272,7 @@ pub fn unroll_to_depth(t: &mut Transformed, depth: usize) -> TResult<Vec<String>
 
 /// `prefetch("kk")`: the code generator pipelines the copies into shared memory at the top
 /// of loop `kk` (each tile's elements loaded into registers one iteration ahead, see
-/// [`crate::codegen::ir::prefetch`]). The loop must run inside a kernel, not on its blocks
+/// [`crate::codegen::prefetch::prefetch`]). The loop must run inside a kernel, not on its blocks
 /// or threads, and hold copies into shared memory.
 pub fn prefetch(t: &mut Transformed, level: LevelId) -> TResult<()> {
     let name = t.levels[level].name.clone();
