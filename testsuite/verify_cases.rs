@@ -45,6 +45,24 @@ fn rowsum_check(cu: &str, name: &str) -> (i32, String, String) {
     verify_against("testsuite/verify/rowsum.c", cu, name, &[])
 }
 
+/// `cu` (`name`) verifies against the row sums, and the mutant with the first `from`
+/// replaced by `to` (`mutant`) fails its check (exit 1): the mutant's output and errors.
+fn rowsum_mutant_fails(
+    cu: &str,
+    name: &str,
+    from: &str,
+    to: &str,
+    mutant: &str,
+) -> (String, String) {
+    let (code, out, err) = rowsum_check(cu, name);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("verified"), "{out}{err}");
+    assert!(cu.contains(from), "{name} has no `{from}`");
+    let (code, out, err) = rowsum_check(&cu.replacen(from, to, 1), mutant);
+    assert_eq!(code, 1, "{out}{err}");
+    (out, err)
+}
+
 #[test]
 fn the_generated_file_verifies() {
     let (code, out, err) = verify(&sgemm_100(), "sgemm_100.cu");
@@ -227,16 +245,14 @@ fn races_in_a_hand_written_kernel_are_reported() {
 /// takes all of it; the check verifies it, and a wrong offset is found.
 #[test]
 fn host_code_in_the_style_of_the_cuda_samples_is_checked() {
-    let cu = verify_case("rowsum_samples_style.cu");
-    let (code, out, err) = rowsum_check(&cu, "rowsum_samples_style.cu");
-    assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("verified"), "{out}{err}");
     // The constant lands at scale[0] instead: scale[1] stays 0 and every sum is lost.
-    let from = "sizeof(float), sizeof(float), cudaMemcpyHostToDevice";
-    assert!(cu.contains(from));
-    let wrong = cu.replacen(from, "sizeof(float), 0, cudaMemcpyHostToDevice", 1);
-    let (code, out, err) = rowsum_check(&wrong, "rowsum_samples_style_offset.cu");
-    assert_eq!(code, 1, "{out}{err}");
+    let (out, err) = rowsum_mutant_fails(
+        &verify_case("rowsum_samples_style.cu"),
+        "rowsum_samples_style.cu",
+        "sizeof(float), sizeof(float), cudaMemcpyHostToDevice",
+        "sizeof(float), 0, cudaMemcpyHostToDevice",
+        "rowsum_samples_style_offset.cu",
+    );
     assert!(out.contains("DIFFERENT"), "{out}{err}");
 }
 
@@ -246,27 +262,26 @@ fn host_code_in_the_style_of_the_cuda_samples_is_checked() {
 /// leaves lane 7 a partial sum, and the check finds it.
 #[test]
 fn every_warp_shuffle_and_the_atomic_family_run_as_on_a_gpu() {
-    let cu = verify_case("rowsum_shuffles.cu");
-    let (code, out, err) = rowsum_check(&cu, "rowsum_shuffles.cu");
-    assert_eq!(code, 0, "{out}{err}");
-    let from = "v += __shfl_xor_sync(0xffffffffu, v, offset);";
-    assert!(cu.contains(from));
-    let down = cu.replacen(from, "v += __shfl_down_sync(0xffffffffu, v, offset);", 1);
-    let (code, out, err) = rowsum_check(&down, "rowsum_shuffles_down.cu");
-    assert_eq!(code, 1, "{out}{err}");
+    let (out, err) = rowsum_mutant_fails(
+        &verify_case("rowsum_shuffles.cu"),
+        "rowsum_shuffles.cu",
+        "v += __shfl_xor_sync(0xffffffffu, v, offset);",
+        "v += __shfl_down_sync(0xffffffffu, v, offset);",
+        "rowsum_shuffles_down.cu",
+    );
     assert!(out.contains("DIFFERENT"), "{out}{err}");
 }
 
 /// Atomics do not race; the same update as a plain `+=` does.
 #[test]
 fn atomics_are_not_races() {
-    let cu = verify_case("rowsum_atomic.cu");
-    let (code, out, err) = rowsum_check(&cu, "rowsum_atomic.cu");
-    assert_eq!(code, 0, "{out}{err}");
-    let from = "atomicAdd(&s[i], ";
-    assert!(cu.contains(from));
-    let (code, out, err) = rowsum_check(&cu.replacen(from, "s[i] += (", 1), "rowsum_plain.cu");
-    assert_eq!(code, 1, "{out}{err}");
+    let (out, err) = rowsum_mutant_fails(
+        &verify_case("rowsum_atomic.cu"),
+        "rowsum_atomic.cu",
+        "atomicAdd(&s[i], ",
+        "s[i] += (",
+        "rowsum_plain.cu",
+    );
     assert!(
         out.contains("data race in kernel rowsum_kernel on s[0]"),
         "{out}{err}"

@@ -1,8 +1,8 @@
 //! `prefetch`: a loop's copies into shared memory pipelined with its computation, each
 //! element staged in a register one iteration ahead (see [`prefetch`]).
 
-use super::ir::{simplify, substitute, substitute_expr, truth_difference, Expr, Node, Op, Stage};
-use super::unroll::unroll;
+use super::ir::{simplify, substitute, substitute_expr, Expr, Node, Op, Stage};
+use super::unroll::{constant_trips, unroll};
 
 /// What [`prefetch`] needs to know of the statements and loops in a body.
 pub struct Staging<'a> {
@@ -52,13 +52,9 @@ pub fn prefetch(
     }
     // One slot per element of each copy.
     let mut slots: Vec<(usize, usize)> = Vec::new();
-    let mut staged = 0;
-    let mut split = |nodes: &[Node], load: bool, slots: &mut Vec<(usize, usize)>| {
-        slots.clear();
-        stage_nodes(nodes, load, copy_of, slots, &mut staged)
-    };
-    let loads = split(&copies, true, &mut slots)?;
-    let stores = split(&copies, false, &mut slots)?;
+    let loads = stage_nodes(&copies, true, copy_of, &mut slots)?;
+    slots.clear();
+    let stores = stage_nodes(&copies, false, copy_of, &mut slots)?;
     let staged_total: usize = slots.iter().map(|(_, n)| n).sum();
     if staged_total > MAX_STAGED {
         return Err(format!(
@@ -112,13 +108,10 @@ fn unroll_copies(
                 body,
             } => {
                 let body = unroll_copies(body, max_trips)?;
-                let copies = unroll_constant(var, init, cond, *step, &body)
-                    .or_else(|| {
-                        let most = max_trips(var)?;
-                        (most <= MAX_STAGED as i64)
-                            .then(|| unroll(var, init, cond, *step, &body, most))
-                            .flatten()
-                    })
+                let copies = constant_trips(var, init, cond, *step)
+                    .or_else(|| max_trips(var))
+                    .filter(|most| *most <= MAX_STAGED as i64)
+                    .and_then(|most| unroll(var, init, cond, *step, &body, most))
                     .ok_or_else(|| {
                         format!(
                             "the copy loop `{var}` has no known trip count of at most {MAX_STAGED}"
@@ -144,31 +137,6 @@ fn unroll_copies(
     Ok(out)
 }
 
-/// [`unroll`] of a loop with a constant trip count only.
-fn unroll_constant(
-    var: &str,
-    init: &Expr,
-    cond: &Expr,
-    step: i64,
-    body: &[Node],
-) -> Option<Vec<Node>> {
-    let Expr::Op(op @ (Op::Le | Op::Lt), args) = cond else {
-        return None;
-    };
-    if args[0] != Expr::Id(var.into()) || step < 1 {
-        return None;
-    }
-    let d = truth_difference(&args[1], init)?;
-    let count = match op {
-        Op::Le => d.div_euclid(step) + 1,
-        _ => (d - 1).div_euclid(step) + 1,
-    };
-    if count > MAX_STAGED as i64 {
-        return None;
-    }
-    unroll(var, init, cond, step, body, count)
-}
-
 /// `nodes` (copies, unrolled) with each copy instance marked as its load (`load`) or its
 /// store, numbered per copy in order.
 fn stage_nodes(
@@ -176,7 +144,6 @@ fn stage_nodes(
     load: bool,
     copy_of: &dyn Fn(usize) -> Option<usize>,
     slots: &mut Vec<(usize, usize)>,
-    staged: &mut usize,
 ) -> Result<Vec<Node>, String> {
     let mut out = Vec::new();
     for n in nodes {
@@ -197,7 +164,6 @@ fn stage_nodes(
                         0
                     }
                 };
-                *staged += 1;
                 Node::Instance {
                     statement: *statement,
                     args: args.clone(),
@@ -210,9 +176,9 @@ fn stage_nodes(
                 else_branch,
             } => Node::If {
                 cond: cond.clone(),
-                then_branch: stage_nodes(then_branch, load, copy_of, slots, staged)?,
+                then_branch: stage_nodes(then_branch, load, copy_of, slots)?,
                 else_branch: match else_branch {
-                    Some(b) => Some(stage_nodes(b, load, copy_of, slots, staged)?),
+                    Some(b) => Some(stage_nodes(b, load, copy_of, slots)?),
                     None => None,
                 },
             },

@@ -2,6 +2,20 @@
 
 use super::ir::{simplify, substitute, truth_difference, Expr, Node, Op};
 
+/// The trip count of `for (var = init; cond; var += step)` when it is a constant: `var <=
+/// ub` or `var < ub` with `ub - init` constant, and a positive step.
+pub fn constant_trips(var: &str, init: &Expr, cond: &Expr, step: i64) -> Option<i64> {
+    match cond {
+        Expr::Op(op @ (Op::Le | Op::Lt), args) if step >= 1 && args[0] == Expr::Id(var.into()) => {
+            truth_difference(&args[1], init).map(|d| match op {
+                Op::Le => d.div_euclid(step) + 1,
+                _ => (d - 1).div_euclid(step) + 1,
+            })
+        }
+        _ => None,
+    }
+}
+
 /// A loop written out iteration by iteration, at most `max` of them: without guards when
 /// its trip count is a constant, else each iteration under the loop's condition. `None`
 /// when it would take more than `max` iterations.
@@ -16,16 +30,7 @@ pub fn unroll(
     if step < 1 {
         return None;
     }
-    // A constant trip count: `var <= ub` or `var < ub` with `ub - init` constant.
-    let constant = match cond {
-        Expr::Op(op @ (Op::Le | Op::Lt), args) if args[0] == Expr::Id(var.into()) => {
-            truth_difference(&args[1], init).map(|d| match op {
-                Op::Le => d.div_euclid(step) + 1,
-                _ => (d - 1).div_euclid(step) + 1,
-            })
-        }
-        _ => None,
-    };
+    let constant = constant_trips(var, init, cond, step);
     if constant.is_none() && step == 1 {
         if let Some(nodes) = unroll_from_a_bound(var, init, cond, body, max) {
             return Some(nodes);
@@ -78,16 +83,9 @@ fn unroll_from_a_bound(
     let mut best: Option<(i64, usize, usize)> = None;
     for (a, lower) in lowers.iter().enumerate() {
         for (b, c) in conjuncts.iter().enumerate() {
-            let Expr::Op(op @ (Op::Le | Op::Lt), args) = c else {
+            let Some(count) = constant_trips(var, lower, c, 1) else {
                 continue;
             };
-            if args[0] != Expr::Id(var.into()) {
-                continue;
-            }
-            let Some(d) = truth_difference(&args[1], lower) else {
-                continue;
-            };
-            let count = if *op == Op::Le { d + 1 } else { d };
             if best.is_none_or(|(n, _, _)| count < n) {
                 best = Some((count, a, b));
             }

@@ -100,9 +100,20 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
                 names.join(", ")
             ));
         }
-        let outer = outer_parameters(n, part, &placement, device).map(|(params, combos)| {
+        // A sibling of this placement's variant: other parameters, one more reason.
+        let sibling = |(params, combos): (Vec<Param>, Vec<Vec<i64>>), why: String| {
             let mut reasons = reasons.clone();
-            reasons.push(format!(
+            reasons.push(why);
+            Variant {
+                partition: part.clone(),
+                placement: placement.clone(),
+                params,
+                combos,
+                reasons,
+            }
+        };
+        let outer = outer_parameters(n, part, &placement, device).map(|p| {
+            let why = format!(
                 "each thread computes an RY x RX tile of {} in registers, and per step of `{}` reads RY values and RX values from shared memory for RY x RX multiply-adds (the outer-product form, seed 004 Fig. 4.1(d)); shared rows padded to 16 bytes, so that they are read 128 bits at a time.",
                 placement
                     .registers
@@ -111,14 +122,8 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
                     .collect::<Vec<_>>()
                     .join(", "),
                 n.p.loops[placement.tiled.expect("a tiled loop")].iterator
-            ));
-            Variant {
-                partition: part.clone(),
-                placement: placement.clone(),
-                params,
-                combos,
-                reasons,
-            }
+            );
+            sibling(p, why)
         });
         let cyclic = if cyclic_left > 0 {
             cyclic_parameters(n, part, &placement, device)
@@ -126,19 +131,12 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
             None
         };
         cyclic_left -= usize::from(cyclic.is_some());
-        let cyclic = cyclic.map(|(params, combos)| {
-            let mut reasons = reasons.clone();
-            reasons.push(format!(
+        let cyclic = cyclic.map(|p| {
+            let why = format!(
                 "each thread computes RT rows of the block's TY x TX tile, TY / RT rows apart (a cyclic distribution, seed 004 Fig. 4.1(e)): RT loads and stores of `{}` in flight per thread instead of one, and TY / RT threads along y cover a taller tile.",
                 n.p.loops[part.y.expect("a 2-D mapping")].iterator
-            ));
-            Variant {
-                partition: part.clone(),
-                placement: placement.clone(),
-                params,
-                combos,
-                reasons,
-            }
+            );
+            sibling(p, why)
         });
         out.push(Variant {
             partition: part.clone(),
