@@ -76,6 +76,7 @@ extern "C" {
     /// Counts one operation; fails once the context's `max_operations` are spent (isl
     /// 0.27 exports it, and has no other way to ask).
     fn isl_ctx_next_operation(ctx: usize) -> i32;
+    fn isl_ctx_reset_operations(ctx: usize);
     fn isl_set_get_dim_name(set: usize, type_: i32, pos: u32) -> *const std::os::raw::c_char;
     fn isl_aff_get_dim_name(aff: usize, type_: i32, pos: u32) -> *const std::os::raw::c_char;
 }
@@ -169,13 +170,36 @@ fn param_name(aff: &isl_rs::Aff, pos: i32) -> IslResult<String> {
         .into_owned())
 }
 
-struct CtxInner(Context);
+/// An object isl read from text, kept by its context for the next read of that text.
+enum Parsed {
+    Set(IslSet),
+    Map(IslMap),
+    UnionMap(IslUnionMap),
+}
+
+/// Texts read at most per context before its cache starts again.
+const PARSED_MOST: usize = 16384;
+
+struct CtxInner {
+    raw: Context,
+    /// What [`Set::parse`], [`Map::parse`] and [`UnionMap::parse`] read, by their text:
+    /// the tuner compiles dozens of variants of one program, whose domains, accesses and
+    /// dependences are the same text read again and again (3mm: 11,700 reads, 570 texts).
+    parsed: std::cell::RefCell<std::collections::HashMap<String, Parsed>>,
+}
 
 impl Drop for CtxInner {
     fn drop(&mut self) {
-        let ptr = self.0.ptr;
+        // The objects first: isl frees no context that objects still reference.
+        self.parsed.borrow_mut().clear();
+        let ptr = self.raw.ptr;
         let _ = LIVE.try_with(|live| live.borrow_mut().retain(|&p| p != ptr));
     }
+}
+
+thread_local! {
+    /// The context of this thread's computations (see [`Ctx::new`]).
+    static SHARED: std::cell::RefCell<Option<Ctx>> = const { std::cell::RefCell::new(None) };
 }
 
 /// An isl context; objects made in it keep it alive.
@@ -183,20 +207,55 @@ impl Drop for CtxInner {
 pub struct Ctx(Rc<CtxInner>);
 
 impl Ctx {
+    /// The isl context for a new computation: the thread's one context (so that texts it
+    /// has read once are not parsed again), its operation budget reset to
+    /// `--limit isl-operations`.
     pub fn new() -> Ctx {
+        let ctx = SHARED
+            .try_with(|shared| shared.borrow_mut().get_or_insert_with(Ctx::alloc).clone())
+            .unwrap_or_else(|_| Ctx::alloc());
+        // The operation budget of one computation: generous for real loop nests, finite so
+        // that a pathological input ends in an error rather than an endless computation.
+        ctx.raw()
+            .set_max_operations(crate::limits::current().isl_operations);
+        unsafe { isl_ctx_reset_operations(ctx.raw().ptr) };
+        ctx
+    }
+
+    fn alloc() -> Ctx {
         let ctx = Context::alloc();
         // Errors come back as values; isl must not print them or abort.
         let _ = Options::set_on_error(&ctx, 1);
-        // The operation budget of one context (`--limit isl-operations`): generous for real
-        // loop nests, finite so that a pathological input ends in an error rather than an
-        // endless computation.
-        ctx.set_max_operations(crate::limits::current().isl_operations);
         LIVE.with(|live| live.borrow_mut().push(ctx.ptr));
-        Ctx(Rc::new(CtxInner(ctx)))
+        Ctx(Rc::new(CtxInner {
+            raw: ctx,
+            parsed: Default::default(),
+        }))
     }
 
     pub(super) fn raw(&self) -> &Context {
-        &self.0 .0
+        &self.0.raw
+    }
+
+    /// The object read from `text` before in this context, or `read`'s, remembered.
+    fn parsed(
+        &self,
+        text: &str,
+        copy: impl Fn(&Parsed) -> Option<Result<Parsed, isl_rs::LibISLError>>,
+        read: impl FnOnce() -> IslResult<Parsed>,
+    ) -> IslResult<Parsed> {
+        if let Some(hit) = self.0.parsed.borrow().get(text).and_then(&copy) {
+            return hit.map_err(|e| err("copy", e));
+        }
+        let fresh = read()?;
+        if let Some(Ok(kept)) = copy(&fresh) {
+            let mut cache = self.0.parsed.borrow_mut();
+            if cache.len() >= PARSED_MOST {
+                cache.clear();
+            }
+            cache.insert(text.to_string(), kept);
+        }
+        Ok(fresh)
     }
 }
 
@@ -244,8 +303,21 @@ fn bound(v: Val) -> IslResult<Bound> {
 
 impl Set {
     pub fn parse(ctx: &Ctx, text: &str) -> IslResult<Set> {
-        let raw = IslSet::read_from_str(ctx.raw(), text)
-            .map_err(|e| err(&format!("cannot read set `{text}`"), e))?;
+        let parsed = ctx.parsed(
+            text,
+            |p| match p {
+                Parsed::Set(x) => Some(x.copy().map(Parsed::Set)),
+                _ => None,
+            },
+            || {
+                IslSet::read_from_str(ctx.raw(), text)
+                    .map(Parsed::Set)
+                    .map_err(|e| err(&format!("cannot read set `{text}`"), e))
+            },
+        )?;
+        let Parsed::Set(raw) = parsed else {
+            unreachable!("a set text is read as a set")
+        };
         Ok(Set {
             raw,
             ctx: ctx.clone(),
@@ -487,8 +559,21 @@ impl fmt::Display for Set {
 
 impl Map {
     pub fn parse(ctx: &Ctx, text: &str) -> IslResult<Map> {
-        let raw = IslMap::read_from_str(ctx.raw(), text)
-            .map_err(|e| err(&format!("cannot read map `{text}`"), e))?;
+        let parsed = ctx.parsed(
+            text,
+            |p| match p {
+                Parsed::Map(x) => Some(x.copy().map(Parsed::Map)),
+                _ => None,
+            },
+            || {
+                IslMap::read_from_str(ctx.raw(), text)
+                    .map(Parsed::Map)
+                    .map_err(|e| err(&format!("cannot read map `{text}`"), e))
+            },
+        )?;
+        let Parsed::Map(raw) = parsed else {
+            unreachable!("a map text is read as a map")
+        };
         Ok(Map {
             raw,
             ctx: ctx.clone(),
@@ -718,8 +803,21 @@ impl fmt::Display for Map {
 
 impl UnionMap {
     pub fn parse(ctx: &Ctx, text: &str) -> IslResult<UnionMap> {
-        let raw = IslUnionMap::read_from_str(ctx.raw(), text)
-            .map_err(|e| err(&format!("cannot read union map `{text}`"), e))?;
+        let parsed = ctx.parsed(
+            text,
+            |p| match p {
+                Parsed::UnionMap(x) => Some(x.copy().map(Parsed::UnionMap)),
+                _ => None,
+            },
+            || {
+                IslUnionMap::read_from_str(ctx.raw(), text)
+                    .map(Parsed::UnionMap)
+                    .map_err(|e| err(&format!("cannot read union map `{text}`"), e))
+            },
+        )?;
+        let Parsed::UnionMap(raw) = parsed else {
+            unreachable!("a union map text is read as a union map")
+        };
         Ok(UnionMap {
             raw,
             ctx: ctx.clone(),
