@@ -1,81 +1,110 @@
 #!/usr/bin/env python3
-"""Times `gpucc FILE.c --recipe R.lua` (compile) and `gpucc verify FILE.c --recipe R.lua`
-(compile and check on the CPU) on every case of testsuite/cuda/, and writes the medians
-to benchmarks/results/compile-time-<date>-<commit>.json with the machine, date and commit.
+"""Times gpucc's compile (`--no-verify`, median of --runs) on every testsuite kernel: the
+cases of testsuite/cuda/ with their recipes, and the kernels of testsuite/strategy/kernels/
+without one (gpucc ranks its own variants: the count of candidates and the candidates per
+second are recorded). With --verify, also one run of `gpucc verify` per recipe case.
+Results: benchmarks/results/compile-time-<date>-<commit>.json, with the machine.
 
-Usage: cargo build --release && python3 benchmarks/compile_time.py [--runs N]
+Usage: cargo build --release && python3 benchmarks/compile_time.py [--runs N] [--verify]
+           [--gpucc PATH] [--label TEXT]
 """
 import argparse
 import datetime
-import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-from deps_time import ROOT, case_args, cpu_model
+from deps_time import ROOT, case_args, commit_label, cpu_model, write_result
 
 
 def timed(cmd, runs):
-    times = []
+    """Wall times in ms of `runs` runs of `cmd`, and the last run's standard error."""
+    times, err = [], ""
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
         times.append((time.perf_counter() - start) * 1000)
-    return times
+        if p.returncode != 0:
+            sys.exit(f"{' '.join(cmd)} failed (exit {p.returncode}):\n{p.stderr}")
+        err = p.stderr
+    return times, err
+
+
+def cases():
+    """(kind, path) of every testsuite kernel: recipe cases, then strategy kernels."""
+    for kind, folder in [("recipe", "cuda"), ("strategy", os.path.join("strategy", "kernels"))]:
+        directory = os.path.join(ROOT, "testsuite", folder)
+        for name in sorted(os.listdir(directory)):
+            if name.endswith(".c"):
+                yield kind, os.path.join("testsuite", folder, name)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--verify", action="store_true",
+                        help="also time one `gpucc verify` of each recipe case")
     parser.add_argument("--gpucc", default=os.path.join(ROOT, "target", "release", "gpucc"))
+    parser.add_argument("--label", help="the commit label to record (default: this tree's)")
     args = parser.parse_args()
     if not os.path.exists(args.gpucc):
         sys.exit(f"{args.gpucc} not found: run `cargo build --release` first")
 
-    cases_dir = os.path.join(ROOT, "testsuite", "cuda")
     results = []
     with tempfile.TemporaryDirectory() as scratch:
-        for name in sorted(os.listdir(cases_dir)):
-            if not name.endswith(".c"):
-                continue
-            path = os.path.join("testsuite", "cuda", name)
+        for kind, path in cases():
             options = case_args(os.path.join(ROOT, path))
-            out = os.path.join(scratch, name + ".cu")
-            compile_ms = timed([args.gpucc, path] + options + ["-o", out], args.runs)
-            verify_ms = timed([args.gpucc, "verify", path] + options, 1)
-            recipe = options[options.index("--recipe") + 1]
-            results.append({
-                "case": name,
-                "recipe": recipe,
-                "compile_median_ms": round(statistics.median(compile_ms), 1),
-                "compile_min_ms": round(min(compile_ms), 1),
-                "verify_ms": round(verify_ms[0], 1),
-            })
-            r = results[-1]
-            print(f"{name:30} compile {r['compile_median_ms']:8.1f} ms   verify {r['verify_ms']:8.1f} ms")
+            out = os.path.join(scratch, os.path.basename(path) + ".cu")
+            ms, err = timed([args.gpucc, path] + options + ["--no-verify", "-o", out], args.runs)
+            r = {"case": path, "kind": kind,
+                 "compile_median_ms": round(statistics.median(ms), 1),
+                 "compile_min_ms": round(min(ms), 1)}
+            m = re.search(r"among (\d+) candidates", err)
+            if m:
+                r["candidates"] = int(m.group(1))
+                r["candidates_per_s"] = round(r["candidates"] / (r["compile_median_ms"] / 1000), 1)
+            if args.verify and kind == "recipe":
+                r["verify_ms"] = round(timed([args.gpucc, "verify", path] + options, 1)[0][0], 1)
+            results.append(r)
+            extra = (f"  {r['candidates']:3} candidates, {r['candidates_per_s']:6.1f}/s"
+                     if "candidates" in r else "")
+            print(f"{path:52} {r['compile_median_ms']:8.1f} ms{extra}", flush=True)
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip() or "unknown"
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                           capture_output=True, text=True).stdout.strip() != ""
+    times = [r["compile_median_ms"] for r in results]
+    ranked = [r for r in results if "candidates" in r]
+    summary = {
+        "cases": len(results),
+        "median_ms": round(statistics.median(times), 1),
+        "max_ms": max(times),
+        "over_1s": sum(t > 1000 for t in times),
+        "candidates_per_s_overall": round(sum(r["candidates"] for r in ranked)
+                                          / (sum(r["compile_median_ms"] for r in ranked) / 1000), 1)
+        if ranked else None,
+    }
+    print(f"{summary['cases']} kernels: median {summary['median_ms']} ms, max {summary['max_ms']} ms,"
+          f" {summary['over_1s']} over 1 s; ranking {summary['candidates_per_s_overall']}"
+          " candidates per second overall")
     date = datetime.date.today().isoformat()
+    commit = args.label or commit_label()
     doc = {
-        "benchmark": "gpucc compile (median) and gpucc verify --recipe (one run), wall time per process, release build",
+        "benchmark": "gpucc compile (--no-verify, median of runs), wall time per process, release"
+                     " build: testsuite/cuda cases with their recipes, testsuite/strategy kernels"
+                     " ranked without one",
         "date": date,
-        "commit": commit + ("-dirty" if dirty else ""),
+        "commit": commit,
         "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "os": platform.platform()},
         "compile_runs_per_case": args.runs,
+        "summary": summary,
         "cases": results,
     }
-    out = os.path.join(ROOT, "benchmarks", "results", f"compile-time-{date}-{commit}.json")
-    with open(out, "w") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
-    print(f"wrote {os.path.relpath(out, ROOT)}")
+    path = write_result("compile-time", date, commit, doc)
+    print(f"wrote {os.path.relpath(path, ROOT)}")
 
 
 if __name__ == "__main__":
