@@ -237,23 +237,28 @@ impl Ctx {
         &self.0.raw
     }
 
-    /// The object read from `text` before in this context, or `read`'s, remembered.
-    fn parsed(
+    /// The object read from `text` as a `what` (`set`, `map`, ...) before in this
+    /// context, else `read`'s, remembered (`keep`) for the next read; `kept` finds it.
+    fn read<T>(
         &self,
         text: &str,
-        copy: impl Fn(&Parsed) -> Option<Result<Parsed, isl_rs::LibISLError>>,
-        read: impl FnOnce() -> IslResult<Parsed>,
-    ) -> IslResult<Parsed> {
-        if let Some(hit) = self.0.parsed.borrow().get(text).and_then(&copy) {
-            return hit.map_err(|e| err("copy", e));
+        what: &str,
+        read: fn(&Context, &str) -> Result<T, isl_rs::LibISLError>,
+        copy: fn(&T) -> Result<T, isl_rs::LibISLError>,
+        kept: fn(&Parsed) -> Option<&T>,
+        keep: fn(T) -> Parsed,
+    ) -> IslResult<T> {
+        if let Some(hit) = self.0.parsed.borrow().get(text).and_then(kept) {
+            return copy(hit).map_err(|e| err("copy", e));
         }
-        let fresh = read()?;
-        if let Some(Ok(kept)) = copy(&fresh) {
+        let fresh =
+            read(self.raw(), text).map_err(|e| err(&format!("cannot read {what} `{text}`"), e))?;
+        if let Ok(copied) = copy(&fresh) {
             let mut cache = self.0.parsed.borrow_mut();
             if cache.len() >= PARSED_MOST {
                 cache.clear();
             }
-            cache.insert(text.to_string(), kept);
+            cache.insert(text.to_string(), keep(copied));
         }
         Ok(fresh)
     }
@@ -303,21 +308,17 @@ fn bound(v: Val) -> IslResult<Bound> {
 
 impl Set {
     pub fn parse(ctx: &Ctx, text: &str) -> IslResult<Set> {
-        let parsed = ctx.parsed(
+        let raw = ctx.read(
             text,
+            "set",
+            IslSet::read_from_str,
+            IslSet::copy,
             |p| match p {
-                Parsed::Set(x) => Some(x.copy().map(Parsed::Set)),
+                Parsed::Set(x) => Some(x),
                 _ => None,
             },
-            || {
-                IslSet::read_from_str(ctx.raw(), text)
-                    .map(Parsed::Set)
-                    .map_err(|e| err(&format!("cannot read set `{text}`"), e))
-            },
+            Parsed::Set,
         )?;
-        let Parsed::Set(raw) = parsed else {
-            unreachable!("a set text is read as a set")
-        };
         Ok(Set {
             raw,
             ctx: ctx.clone(),
@@ -559,21 +560,17 @@ impl fmt::Display for Set {
 
 impl Map {
     pub fn parse(ctx: &Ctx, text: &str) -> IslResult<Map> {
-        let parsed = ctx.parsed(
+        let raw = ctx.read(
             text,
+            "map",
+            IslMap::read_from_str,
+            IslMap::copy,
             |p| match p {
-                Parsed::Map(x) => Some(x.copy().map(Parsed::Map)),
+                Parsed::Map(x) => Some(x),
                 _ => None,
             },
-            || {
-                IslMap::read_from_str(ctx.raw(), text)
-                    .map(Parsed::Map)
-                    .map_err(|e| err(&format!("cannot read map `{text}`"), e))
-            },
+            Parsed::Map,
         )?;
-        let Parsed::Map(raw) = parsed else {
-            unreachable!("a map text is read as a map")
-        };
         Ok(Map {
             raw,
             ctx: ctx.clone(),
@@ -803,21 +800,17 @@ impl fmt::Display for Map {
 
 impl UnionMap {
     pub fn parse(ctx: &Ctx, text: &str) -> IslResult<UnionMap> {
-        let parsed = ctx.parsed(
+        let raw = ctx.read(
             text,
+            "union map",
+            IslUnionMap::read_from_str,
+            IslUnionMap::copy,
             |p| match p {
-                Parsed::UnionMap(x) => Some(x.copy().map(Parsed::UnionMap)),
+                Parsed::UnionMap(x) => Some(x),
                 _ => None,
             },
-            || {
-                IslUnionMap::read_from_str(ctx.raw(), text)
-                    .map(Parsed::UnionMap)
-                    .map_err(|e| err(&format!("cannot read union map `{text}`"), e))
-            },
+            Parsed::UnionMap,
         )?;
-        let Parsed::UnionMap(raw) = parsed else {
-            unreachable!("a union map text is read as a union map")
-        };
         Ok(UnionMap {
             raw,
             ctx: ctx.clone(),
