@@ -472,3 +472,51 @@ fn an_infinity_in_both_is_the_same_and_hides_no_other_error() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("DIFFERENT, first at A[1]"), "{out}");
 }
+
+/// A wide copy (`copy_to_shared(..., {width=4})`) checks each of its vector's elements: a
+/// vector load moved off its 16-byte boundary stops the program as the GPU would (a
+/// misaligned address), and without the barrier after the copy the race on the shared
+/// tile is found through the vector's elements.
+#[test]
+fn wide_copies_are_checked_element_by_element() {
+    let c_file = "testsuite/recipe/kernels/matmul.c";
+    let out = scratch_path("wide.cu");
+    let args: Vec<String> = [
+        c_file,
+        "-D",
+        "N=128",
+        "--recipe",
+        "testsuite/recipe/copy_to_shared_wide.lua",
+        "--no-verify",
+        "-o",
+        out.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (code, _, err) = gpucc(&args);
+    assert_eq!(code, 0, "{err}");
+    let cu = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let check = |cu: &str, name: &str| verify_against(c_file, cu, name, &["-D", "N=128"]);
+    let (code, out, err) = check(&cu, "wide_good.cu");
+    assert_eq!(code, 0, "{out}{err}");
+    let load = "gpucc_load_vector<float4>(&A[64 * ii + 4 * ty + tx / 4][16 * kk + 4 * (tx % 4)])";
+    assert!(cu.contains(load), "the wide copy of A changed:\n{cu}");
+    let shifted = cu.replacen(load, &load.replace("4 * (tx % 4)]", "4 * (tx % 4) + 1]"), 1);
+    let (code, out, err) = check(&shifted, "wide_misaligned.cu");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        format!("{out}{err}")
+            .contains("misaligned 16-byte vector access in kernel matmul_kernel at A["),
+        "{out}{err}"
+    );
+    let barrier = "    __syncthreads();\n";
+    assert!(cu.contains(barrier));
+    let (code, out, err) = check(&cu.replacen(barrier, "", 1), "wide_race.cu");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("NOT verified: data race in kernel matmul_kernel on A_shared["),
+        "{out}{err}"
+    );
+}

@@ -178,60 +178,83 @@ pub(super) fn check_compiled(
     if reduced.is_empty() {
         return full(err, out);
     }
-    let mut input = a.input.clone();
-    // A size given with -D is a size like a `#define`d one: the reduced value replaces it.
-    input
-        .define
-        .retain(|(n, _)| !reduced.iter().any(|(r, _)| r == n));
-    input.define.extend(reduced.iter().cloned());
     let source = match &a.recipe {
         Some(path) => RecipeSource::File(path),
         None => RecipeSource::Text(compiled.recipe_text.clone()),
     };
     let device = Device::named(&a.target.device).unwrap_or_else(|_| Device::default_device());
-    let sizes: Vec<String> = reduced.iter().map(|(n, v)| format!("{n}={v}")).collect();
-    let sizes = sizes.join(", ");
-    let mut why = Vec::new();
-    let small = compile(
-        &input,
-        &device,
-        source,
-        &a.param,
-        &mut std::io::sink(),
-        &mut why,
-        false,
-    );
-    match small {
-        Ok(small) => {
-            let what = format!("the same recipe at {sizes}");
-            let cu = &small.text;
-            check(
-                &input,
-                small.program(),
-                cu,
-                &what,
-                &a.check,
-                None,
-                color,
-                out,
-                err,
-            )
+    // The recipe at the reduced sizes; else at those sizes rounded up to a multiple of 4,
+    // which wide copies need (`float4` loads of rows of 67 floats are not aligned).
+    let aligned: Vec<(String, String)> = reduced
+        .iter()
+        .map(|(n, v)| {
+            let v: i64 = v.parse().expect("a reduced size is an integer");
+            (n.clone(), (v + (4 - v % 4) % 4).to_string())
+        })
+        .collect();
+    let mut first_error = String::new();
+    let mut sizes_tried = String::new();
+    for sizes in [&reduced, &aligned] {
+        if sizes_tried == sizes_text(sizes) {
+            continue;
         }
-        Err(_) => {
-            let why = String::from_utf8_lossy(&why);
-            let first = why
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("error: ");
-            let _ = writeln!(
-                err,
-                "gpucc: the recipe does not compile at the reduced sizes ({sizes}: {first}); checking {} at full size",
-                output.display()
-            );
-            full(err, out)
+        sizes_tried = sizes_text(sizes);
+        let mut input = a.input.clone();
+        // A size given with -D is a size like a `#define`d one: the reduced value replaces it.
+        input
+            .define
+            .retain(|(n, _)| !sizes.iter().any(|(r, _)| r == n));
+        input.define.extend(sizes.iter().cloned());
+        let mut why = Vec::new();
+        let small = compile(
+            &input,
+            &device,
+            source.clone(),
+            &a.param,
+            &mut std::io::sink(),
+            &mut why,
+            false,
+        );
+        match small {
+            Ok(small) => {
+                let what = format!("the same recipe at {sizes_tried}");
+                return check(
+                    &input,
+                    small.program(),
+                    &small.text,
+                    &what,
+                    &a.check,
+                    None,
+                    color,
+                    out,
+                    err,
+                );
+            }
+            Err(_) if first_error.is_empty() => {
+                let why = String::from_utf8_lossy(&why);
+                first_error = why
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches("error: ")
+                    .to_string();
+            }
+            Err(_) => {}
         }
     }
+    let _ = writeln!(
+        err,
+        "gpucc: the recipe does not compile at the reduced sizes ({}: {first_error}); checking {} at full size",
+        sizes_text(&reduced),
+        output.display()
+    );
+    full(err, out)
+}
+
+/// `N=67, M=33`
+fn sizes_text(sizes: &[(String, String)]) -> String {
+    let texts: Vec<String> = sizes.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    texts.join(", ")
 }
 
 /// The exit code of a compile whose check found `verdict`; a `.cu` that computes

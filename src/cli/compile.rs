@@ -18,6 +18,7 @@ use std::path::Path;
 pub const GENERATED_RECIPE: &str = "(written by gpucc)";
 
 /// Where the recipe of a compile comes from.
+#[derive(Clone)]
 pub(super) enum RecipeSource<'a> {
     File(&'a Path),
     /// A recipe already in hand (gpucc's own, replayed at other sizes).

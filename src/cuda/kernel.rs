@@ -305,14 +305,25 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
             .map(|d| format!("[{d}]"))
             .collect();
         match c.memory {
+            // A wide copy's stores need the vector's alignment, which C's is not.
+            Memory::Shared if c.width > 1 => {
+                let bytes = p.arrays[c.array].elem.size_bytes() as i64 * c.width;
+                w.line(&format!(
+                    "__shared__ __align__({bytes}) {ty} {}{dims};",
+                    c.temp
+                ))
+            }
             Memory::Shared => w.line(&format!("__shared__ {ty} {}{dims};", c.temp)),
             Memory::Registers => w.line(&format!("{ty} {}{dims};", c.temp)),
         }
     }
     // The registers of prefetched copies, one per element a thread stages.
     for (c, slots) in staged_slots(t, &k.body) {
-        let ty = p.arrays[t.copies[c].array].elem.c_name();
-        w.line(&format!("{ty} {}[{slots}];", stage_name(&t.copies[c])));
+        let copy = &t.copies[c];
+        let elem = p.arrays[copy.array].elem;
+        let ty = crate::transform::vector::vector_type(elem, copy.width)
+            .unwrap_or_else(|| elem.c_name().to_string());
+        w.line(&format!("{ty} {}[{slots}];", stage_name(copy)));
     }
     for d in &reductions.declarations {
         w.line(d);
@@ -575,6 +586,9 @@ fn instance_text(
             let element: Vec<CExpr> = args[n..n + copy.sizes.len()].iter().map(value).collect();
             let temp = temp_reference(copy, xs);
             let is_in = matches!(t.statements[s].kind, StmtKind::CopyIn(_));
+            if copy.width > 1 {
+                return vector_copy_text(t, copy, temp, element, stage);
+            }
             let global = statement::global_reference(t, copy.array, element, is_in);
             let (target, source) = match (stage, is_in) {
                 // A prefetched copy: the element goes through the thread's staging array.
@@ -597,6 +611,56 @@ fn instance_text(
         }
     }
 }
+
+/// A wide copy's instance (`copy.width` elements from `element` on): one vector load and
+/// one store through the helpers of [`VECTOR_HELPERS`], or half of it around a prefetch.
+fn vector_copy_text(
+    t: &Transformed,
+    copy: &DataCopy,
+    temp: CExpr,
+    element: Vec<CExpr>,
+    stage: Option<Stage>,
+) -> String {
+    let array = &t.program.arrays[copy.array];
+    let ty = crate::transform::vector::vector_type(array.elem, copy.width)
+        .expect("the copy's width was checked");
+    let address = |e: CExpr| CExpr::Unary("&", Box::new(e));
+    let global = address(CExpr::index(CExpr::name(array.name.clone()), element));
+    let load = format!("gpucc_load_vector<{ty}>({})", print(&global));
+    let store = |value: &str| {
+        format!(
+            "gpucc_store_vector({}, {value});",
+            print(&address(temp.clone()))
+        )
+    };
+    match stage {
+        Some(st) => {
+            let reg = format!("{}[{}]", stage_name(copy), st.slot);
+            if st.load {
+                format!("{reg} = {load};")
+            } else {
+                store(&reg)
+            }
+        }
+        None => store(&load),
+    }
+}
+
+/// The helpers of wide copies: a load and a store of a CUDA vector type (`float4`) at an
+/// address gpucc proved aligned to its size. The CPU check's runtime has its own
+/// overloads, which log each element for its race detector.
+pub const VECTOR_HELPERS: &str =
+    "\n/* One 64- or 128-bit load or store of consecutive elements (V: float4, double2, ...);
+   gpucc proved each address aligned to sizeof(V). */
+template <class V, class T> static __device__ inline V gpucc_load_vector(const T *from)
+{
+  return *reinterpret_cast<const V *>(from);
+}
+template <class V, class T> static __device__ inline void gpucc_store_vector(T *to, V value)
+{
+  *reinterpret_cast<V *>(to) = value;
+}
+";
 
 /// The copies whose elements `nodes` stage through registers, each with its number of
 /// slots.
@@ -656,8 +720,112 @@ fn temp_reference(copy: &DataCopy, index: Vec<CExpr>) -> CExpr {
 fn in_thread_indices(t: &Transformed, k: usize, e: &Expr) -> CExpr {
     match cexpr::linear(e) {
         Some((terms, constant)) => cexpr::from_linear(&thread_terms(t, k, terms), constant),
-        None => from_ir(e, &|x| CExpr::name(x)),
+        None => with_quotients(t, k, e).unwrap_or_else(|| from_ir(e, &|x| CExpr::name(x))),
     }
+}
+
+/// A linear form plus multiples of quotients and remainders of linear forms by constants
+/// (a wide copy's `4 * ty + (16 * jj + tx) / 4 - 4 * jj`), in thread indices with what
+/// divides evenly taken out of each quotient: `4 * ty + tx / 4`. `None` unless each
+/// quotient's dividend is non-negative after that (thread indices and a constant below
+/// the divisor), where C's `/` and `%` are the floor's.
+fn with_quotients(t: &Transformed, k: usize, e: &Expr) -> Option<CExpr> {
+    let threads: Vec<String> = (0..t.kernels[k].threads.len())
+        .map(|d| coordinate_name(t, d))
+        .collect();
+    let mut names: Vec<(String, i64)> = Vec::new();
+    let mut parts: Vec<(CExpr, i64)> = Vec::new();
+    let mut constant = 0;
+    fn walk(
+        e: &Expr,
+        scale: i64,
+        names: &mut Vec<(String, i64)>,
+        parts: &mut Vec<(&'static str, Expr, i64, i64)>,
+        constant: &mut i64,
+    ) -> Option<()> {
+        match e {
+            Expr::Int(v) => *constant += scale * v,
+            Expr::Id(n) => names.push((n.clone(), scale)),
+            Expr::Op(Op::Add, args) => {
+                for a in args {
+                    walk(a, scale, names, parts, constant)?;
+                }
+            }
+            Expr::Op(Op::Sub, args) => {
+                walk(&args[0], scale, names, parts, constant)?;
+                walk(&args[1], -scale, names, parts, constant)?;
+            }
+            Expr::Op(Op::Neg, args) => walk(&args[0], -scale, names, parts, constant)?,
+            Expr::Op(Op::Mul, args) => match (&args[0], &args[1]) {
+                (Expr::Int(c), x) | (x, Expr::Int(c)) => {
+                    walk(x, scale * c, names, parts, constant)?
+                }
+                _ => return None,
+            },
+            Expr::Op(op @ (Op::PosDiv | Op::FloorDiv | Op::PosRem), args) => {
+                let Expr::Int(d) = args[1] else { return None };
+                let op = if *op == Op::PosRem { "%" } else { "/" };
+                parts.push((op, args[0].clone(), d, scale));
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+    let mut raw = Vec::new();
+    walk(e, 1, &mut names, &mut raw, &mut constant)?;
+    for (op, dividend, d, scale) in raw {
+        let (terms, c) = cexpr::linear(&dividend)?;
+        let terms = thread_terms(t, k, terms);
+        if d <= 1 {
+            return None;
+        }
+        // What divides evenly leaves the quotient (or vanishes from the remainder).
+        let (whole, rest): (Vec<_>, Vec<_>) = terms.into_iter().partition(|(_, x)| x % d == 0);
+        let (c_whole, c_rest) = (c.div_euclid(d), c.rem_euclid(d));
+        if rest.is_empty() && op == "%" {
+            constant += scale * c_rest;
+            continue;
+        }
+        if rest.iter().any(|(n, x)| *x < 0 || !threads.contains(n)) {
+            return None;
+        }
+        if op == "/" {
+            names.extend(whole.into_iter().map(|(n, x)| (n, scale * x / d)));
+            constant += scale * c_whole;
+            if rest.is_empty() {
+                continue;
+            }
+        }
+        let inner = cexpr::from_linear(&rest, c_rest);
+        parts.push((CExpr::bin(op, inner, CExpr::Int(d)), scale));
+    }
+    let mut merged: Vec<(String, i64)> = Vec::new();
+    for (n, x) in thread_terms(t, k, names) {
+        match merged.iter_mut().find(|(m, _)| *m == n) {
+            Some((_, y)) => *y += x,
+            None => merged.push((n, x)),
+        }
+    }
+    merged.retain(|(_, x)| *x != 0);
+    let mut out = (!merged.is_empty()).then(|| cexpr::from_linear(&merged, 0));
+    for (part, scale) in parts {
+        let term = match scale.abs() {
+            1 => part,
+            m => CExpr::bin("*", CExpr::Int(m), part),
+        };
+        out = Some(match (out, scale < 0) {
+            (None, false) => term,
+            (None, true) => CExpr::Unary("-", Box::new(term)),
+            (Some(x), false) => CExpr::bin("+", x, term),
+            (Some(x), true) => CExpr::bin("-", x, term),
+        });
+    }
+    Some(match (out, constant) {
+        (None, c) => CExpr::Int(c),
+        (Some(x), 0) => x,
+        (Some(x), c) if c > 0 => CExpr::bin("+", x, CExpr::Int(c)),
+        (Some(x), c) => CExpr::bin("-", x, CExpr::Int(-c)),
+    })
 }
 
 /// Linear terms with each tiled thread variable replaced by its tile start plus the

@@ -55,6 +55,9 @@ pub fn emit(
 ) -> Result<String, Diagnostics> {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut uses_floord = false;
+    let uses_vectors = units
+        .iter()
+        .any(|(t, _)| t.copies.iter().any(|c| c.width > 1));
     for (t, g) in units {
         let mut kernels = constant_declarations(t);
         kernels.push_str(&reduction::helpers(t));
@@ -88,6 +91,11 @@ pub fn emit(
     cpp_compat::push_copied(&mut body, &file.text, at, file.text.len(), &casts);
     let mut out = header(file, units, options);
     out.push_str(&prelude(uses_floord));
+    if uses_vectors {
+        // Before the file's own text: a function of the file may hold a kernel.
+        out.push_str(kernel::VECTOR_HELPERS.trim_start());
+        out.push('\n');
+    }
     out.push_str(&crate::frontend::macros::apply_defines(
         &body,
         options.defines,

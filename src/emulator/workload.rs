@@ -1307,15 +1307,18 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// The 32-bit words of the elements statement `s` moves (0 for a barrier).
+    /// The 32-bit words of the elements statement `s` moves per instance (0 for a
+    /// barrier; a wide copy's whole vector).
     fn words(&self, s: usize) -> f64 {
         let p = &self.t.program;
-        let array = match self.t.statements[s].kind {
+        let (array, width) = match self.t.statements[s].kind {
             StmtKind::Sync => return 0.0,
-            StmtKind::CopyIn(k) | StmtKind::CopyOut(k) => self.t.copies[k].array,
-            StmtKind::Compute(id) => p.accesses[p.statements[id].write].array,
+            StmtKind::CopyIn(k) | StmtKind::CopyOut(k) => {
+                (self.t.copies[k].array, self.t.copies[k].width)
+            }
+            StmtKind::Compute(id) => (p.accesses[p.statements[id].write].array, 1),
         };
-        (p.arrays[array].elem.size_bytes() as f64 / 4.0).max(1.0)
+        (p.arrays[array].elem.size_bytes() as f64 * width as f64 / 4.0).max(1.0)
     }
 
     /// Whether `nodes` run a statement of a kind `wanted` accepts.
@@ -1383,8 +1386,14 @@ impl<'a> Walker<'a> {
                     .map(|a| thread_coefficients(a, env))
                     .collect();
                 let extents = array_extents(self.t, copy.array, env);
-                let global = self.global(linearize(&element, &extents), elem, copy.array);
-                let shared = self.shared(linearize(&position, &copy.dims), elem);
+                let (global, shared) = if copy.width > 1 {
+                    self.vector_copy(copy, &extents, elem)
+                } else {
+                    (
+                        self.global(linearize(&element, &extents), elem, copy.array),
+                        self.shared(linearize(&position, &copy.dims), elem),
+                    )
+                };
                 sink.compute(
                     Arith {
                         int: 2,
@@ -1662,6 +1671,63 @@ impl<'a> Walker<'a> {
         r
     }
 
+    /// A wide copy's global load and shared store for a warp: its lanes take consecutive
+    /// vectors of the box in row-major order ([`crate::transform::vector::distribution`]),
+    /// each `copy.width` elements of `elem` bytes.
+    fn vector_copy(
+        &self,
+        copy: &crate::transform::datacopy::DataCopy,
+        extents: &[i64],
+        elem: i64,
+    ) -> (Mem, Mem) {
+        let threads: i64 = self.block.iter().product::<i64>().max(1);
+        let rank = copy.sizes.len();
+        let bytes = copy.width * elem;
+        let row_major = |dims: &[i64], x: &[i64]| -> i64 {
+            (0..rank)
+                .map(|d| x[d] * dims.get(d + 1..).map_or(1, |e| e.iter().product::<i64>()))
+                .sum::<i64>()
+                * elem
+        };
+        let (mut global, mut shared) = (Vec::new(), Vec::new());
+        for lane in 0..threads.min(32) {
+            let mut x = vec![0; rank];
+            let mut rest = lane;
+            for d in (0..rank).rev() {
+                let n = if d + 1 == rank {
+                    copy.sizes[d] / copy.width
+                } else {
+                    copy.sizes[d]
+                };
+                x[d] = rest % n.max(1);
+                rest /= n.max(1);
+            }
+            x[rank - 1] *= copy.width;
+            global.push(row_major(
+                &extents[extents.len().saturating_sub(rank)..],
+                &x,
+            ));
+            shared.push(row_major(&copy.dims, &x));
+        }
+        let c = self.copying.get();
+        let g = lanes_at(global, bytes);
+        let sectors = (g.sectors * c.lanes).max(1.0) * c.warps;
+        let s = lanes_at(shared, bytes);
+        (
+            Mem::Global {
+                sectors,
+                asked: (g.asked * c.lanes * c.warps).min(sectors),
+                array: Some(copy.array),
+                l1: L1::default(),
+                read_only: !self.written.contains(&copy.array),
+            },
+            Mem::Shared {
+                wavefronts: s.wavefronts,
+                wide: [s.wavefronts; 2],
+            },
+        )
+    }
+
     fn shared(&self, stride: Step, elem: i64) -> Mem {
         let wide = |k: i64| lanes_of(stride, self.block, elem, k * elem).wavefronts;
         Mem::Shared {
@@ -1778,13 +1844,20 @@ pub fn lanes_of(stride: Option<(i64, i64)>, block: &[i64], elem: i64, bytes: i64
     let bx = block.first().copied().unwrap_or(1).max(1);
     let by = block.get(1).copied().unwrap_or(1).max(1);
     let threads: i64 = block.iter().product::<i64>().max(1);
+    let addrs: Vec<i64> = (0..threads.min(32))
+        .map(|lane| {
+            let (tx, ty) = (lane % bx, (lane / bx) % by);
+            (sx * tx + sy * ty) * elem
+        })
+        .collect();
+    lanes_at(addrs, bytes)
+}
+
+/// [`lanes_of`] of a warp whose lanes move `bytes` each from the byte addresses `addrs`.
+pub fn lanes_at(mut addrs: Vec<i64>, bytes: i64) -> Lanes {
     let mut sectors: Vec<i64> = Vec::with_capacity(64);
     let mut words: Vec<i64> = Vec::with_capacity(64);
-    let mut addrs: Vec<i64> = Vec::with_capacity(32);
-    for lane in 0..threads.min(32) {
-        let (tx, ty) = (lane % bx, (lane / bx) % by);
-        let addr = (sx * tx + sy * ty) * elem;
-        addrs.push(addr);
+    for &addr in &addrs {
         let first = addr.div_euclid(32);
         let last = (addr + bytes - 1).div_euclid(32);
         sectors.extend(first..=last);

@@ -50,6 +50,10 @@ pub struct DataCopy {
     pub offsets: Vec<Aff>,
     /// The rewritten accesses, with the offsets in their statement's iterators.
     pub rewrites: Vec<(AccessId, Vec<Aff>)>,
+    /// Elements each copy instance moves (a shared copy's `{width=4}`: one `float4`); 1
+    /// for one element. Its instances then start at multiples of it along the last
+    /// dimension ([`super::vector`]).
+    pub width: i64,
 }
 
 /// A copy statement's loops and the kernel variables it fixes.
@@ -70,16 +74,18 @@ struct Fixed {
 }
 
 pub fn copy_to_registers(t: &mut Transformed, level: LevelId, array: ArrayId) -> TResult<()> {
-    make_copy(t, level, array, Memory::Registers, 0)
+    make_copy(t, level, array, Memory::Registers, 0, 1)
 }
 
+/// `width`: elements per load and store (1, or a vector's: see [`super::vector`]).
 pub fn copy_to_shared(
     t: &mut Transformed,
     level: LevelId,
     array: ArrayId,
     pad: i64,
+    width: i64,
 ) -> TResult<()> {
-    make_copy(t, level, array, Memory::Shared, pad)
+    make_copy(t, level, array, Memory::Shared, pad, width)
 }
 
 /// Places an array in constant memory or behind the read-only data cache.
@@ -152,6 +158,7 @@ fn make_copy(
     array: ArrayId,
     memory: Memory,
     pad: i64,
+    width: i64,
 ) -> TResult<()> {
     let p = &t.program;
     let name = p.arrays[array].name.clone();
@@ -447,6 +454,25 @@ fn make_copy(
             ))
             .hint("use smaller tiles, or copy fewer arrays to shared memory"));
         }
+        if width > 1 {
+            if t.placement(array) == Placement::Constant {
+                return Err(TransformError::new(format!(
+                    "`{name}` is in constant memory, which gpucc reads one element at a time"
+                ))
+                .hint("copy it without a width, or leave it in global memory"));
+            }
+            super::vector::check(
+                &t.params_prefix(),
+                &ctx,
+                &p.arrays[array],
+                &all,
+                &fixed_names,
+                &offsets,
+                &sizes,
+                &dims,
+                width,
+            )?;
+        }
     }
 
     // The rewritten accesses: subscript minus offset, with the offset in each statement's
@@ -529,6 +555,11 @@ fn make_copy(
             .zip(&strides)
             .map(|(((x, e), o), s)| format!("{s} * {x} = {e} - ({o})"))
             .collect();
+        let mut shift = shift;
+        if width > 1 {
+            // An instance per vector, at its first element.
+            shift.push(format!("{} mod {width} = 0", xs[xs.len() - 1]));
+        }
         let mut iters = fixed_names.clone();
         iters.extend(xs.clone());
         let text = format!(
@@ -555,6 +586,22 @@ fn make_copy(
             .filter_map(|(f, n)| f.hw.map(|h| (h, Aff::var(Var::Index(n.clone())))))
             .collect();
         let rank = sizes.len();
+        if shared && width > 1 {
+            let xs: Vec<Aff> = (0..rank).map(super::vector::position).collect();
+            let (round, coordinates) = super::vector::distribution(&kernel, &sizes, width, &xs)
+                .map_err(|_| too_large())?;
+            if let Some(round) = round {
+                let l = t.new_level(unroll::fresh_name(t, &temp.to_lowercase()));
+                levels.push((l, round));
+            }
+            for (dim, c) in coordinates.into_iter().enumerate() {
+                bindings.push((
+                    Hw::Thread(dim),
+                    thread_value(t, &kernel, &fixed, &fixed_names, dim, c)?,
+                ));
+            }
+            return Ok((levels, bindings));
+        }
         for (d, &size) in sizes.iter().enumerate() {
             let x = Aff::var(Var::Index(format!("__x{d}")));
             // The last array dimension goes to threadIdx.x, the one before to .y, ...
@@ -682,6 +729,7 @@ fn make_copy(
         fixed_names,
         offsets,
         rewrites,
+        width,
     });
     Ok(())
 }

@@ -19,6 +19,7 @@ pub mod reduction;
 pub mod serial;
 pub mod tile;
 pub mod unroll;
+pub mod vector;
 
 use crate::deps::Dependences;
 use crate::poly::affine::{isl_name, Aff, Var};

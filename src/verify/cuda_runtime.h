@@ -309,14 +309,60 @@ template <class T> struct gpucc_array {
   operator T *() const { return p; }
 };
 
-// A __shared__ array of type T.
+// A __shared__ array of type T, aligned as the widest vector a wide copy stores
+// (`__shared__ __align__(16)`: gpucc's rewrite drops the attribute).
 template <class T> struct gpucc_shared {
   using E = std::remove_extent_t<T>;
-  T data;
+  alignas(16) T data;
   const char *gpucc_name;
   explicit gpucc_shared(const char *name) : gpucc_name(name) {}
   gpucc_ref<E> operator[](long i) { return {&data[i], gpucc_place{gpucc_name, {i}, 1, false}}; }
 };
+
+// ------------------------------------------------------------------ vector types, wide copies
+
+#define __align__(n) alignas(n)
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(16) double2 { double x, y; };
+struct alignas(8) int2 { int x, y; };
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(8) uint2 { unsigned x, y; };
+struct alignas(16) uint4 { unsigned x, y, z, w; };
+
+// A wide copy's load and store (gpucc_load_vector<float4>(&A[i][j]), see the helpers
+// of the .cu): each element is logged, and an address that is not aligned to the
+// vector's size (a GPU's misaligned-address fault) stops the program.
+template <class T> inline void gpucc_check_aligned(const gpucc_ref<T> &r, size_t bytes) {
+  if ((size_t)r.p % bytes != 0) {
+    fprintf(stderr, "gpucc CPU runtime: misaligned %zu-byte vector access in kernel %s at %s", bytes, gpucc_kernel_name, r.at.name);
+    for (int k = 0; k < r.at.rank; k++) fprintf(stderr, "[%ld]", r.at.idx[k]);
+    fprintf(stderr, "\n");
+    fflush(stderr);
+    _Exit(42);  // as a race: the kernel is wrong
+  }
+}
+template <class T> inline gpucc_ref<T> gpucc_lane(const gpucc_ref<T> &r, int k) {
+  gpucc_ref<T> e = r;
+  e.p += k;
+  if (e.at.rank > 0) e.at.idx[e.at.rank - 1] += k;
+  return e;
+}
+template <class V, class T> V gpucc_load_vector(gpucc_addr<T> from) {
+  using E = std::remove_const_t<T>;
+  static_assert(sizeof(V) % sizeof(E) == 0, "a vector of whole elements");
+  gpucc_check_aligned(from.r, sizeof(V));
+  V v;
+  E *lanes = reinterpret_cast<E *>(&v);
+  for (size_t k = 0; k < sizeof(V) / sizeof(E); k++) lanes[k] = gpucc_lane(from.r, (int)k);
+  return v;
+}
+template <class T, class V> void gpucc_store_vector(gpucc_addr<T> to, V value) {
+  static_assert(sizeof(V) % sizeof(T) == 0, "a vector of whole elements");
+  gpucc_check_aligned(to.r, sizeof(V));
+  const T *lanes = reinterpret_cast<const T *>(&value);
+  for (size_t k = 0; k < sizeof(V) / sizeof(T); k++) gpucc_lane(to.r, (int)k) = lanes[k];
+}
 
 // ------------------------------------------------------------------ atomics, intrinsics
 //

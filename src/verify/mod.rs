@@ -202,7 +202,7 @@ pub fn check_on_cpu(program: &Program, cu: &str, o: &CheckOptions) -> Result<Out
     check(program, cu, o, &On::Cpu).map(|c| c.outcome)
 }
 
-/// The exit code of the CPU runtime when it finds a race.
+/// The exit code of the CPU runtime when it finds a race (or a misaligned vector access).
 const RACE_EXIT: i32 = 42;
 
 /// The file the generated code is compiled from in the scratch directory (its lines are

@@ -470,7 +470,8 @@ pub fn shared_declarations(body: &str) -> Result<String, (usize, String)> {
         let bracket = first.find('[').unwrap_or(first.len());
         let head = first[..bracket].trim_end();
         let name_start = trailing_ident_start(head);
-        let ty = head[..name_start].trim();
+        // `__align__(16)`: the CPU runtime aligns every shared array so.
+        let ty = strip_align(head[..name_start].trim());
         if ty.is_empty() {
             return Err((
                 line,
@@ -517,6 +518,17 @@ pub fn shared_declarations(body: &str) -> Result<String, (usize, String)> {
     }
     out.push_str(&body[copied..]);
     Ok(out)
+}
+
+/// A declaration's type without its `__align__(N)` (wherever it stands).
+fn strip_align(ty: &str) -> String {
+    let Some(at) = ty.find("__align__") else {
+        return ty.to_string();
+    };
+    let end = ty[at..].find(')').map_or(ty.len(), |k| at + k + 1);
+    format!("{} {}", ty[..at].trim(), ty[end..].trim())
+        .trim()
+        .to_string()
 }
 
 /// Whether the body of `__global__ void kernel(...) { ... }` in `cu` holds

@@ -533,7 +533,8 @@ impl Interp<'_> {
                 wrap(self, r)?;
             }
             "copy_to_shared" => {
-                self.expect_args(args, 2, 3, call, "copy_to_shared(\"tx\", \"b\", -16)")?;
+                let usage = "copy_to_shared(\"tx\", \"b\", -16) or copy_to_shared(\"tx\", \"b\", 4, {width=4})";
+                self.expect_args(args, 2, 4, call, usage)?;
                 let lp = self.string(&args[0], "the loop")?;
                 let level = self.level(&lp, args[0].1, None)?;
                 let array = self.array(&args[1])?;
@@ -541,7 +542,38 @@ impl Interp<'_> {
                     Some(a) => self.int(a, "the padding")?,
                     None => 0,
                 };
-                let r = datacopy::copy_to_shared(&mut self.t, level, array, pad);
+                let width = match args.get(3) {
+                    Some((Value::Table(options), span)) => {
+                        if let Some((key, _)) = options.fields.iter().find(|(k, _)| &**k != "width")
+                        {
+                            return Err(Box::new(
+                                self.error(*span, format!("`{key}` is not an option of copy_to_shared"))
+                                    .with_hint("the options are {width=W}: elements per load and store (1, 2 or 4)"),
+                            ));
+                        }
+                        match options.field("width") {
+                            Some(v) => {
+                                let w = self.int(&(v.clone(), *span), "the width")?;
+                                if ![1, 2, 4].contains(&w) {
+                                    return Err(Box::new(
+                                        self.error(*span, format!("a copy cannot be {w} elements wide"))
+                                            .with_hint("use width 1, 2 or 4 (a 64- or 128-bit load of 2 or 4 elements)"),
+                                    ));
+                                }
+                                w
+                            }
+                            None => 1,
+                        }
+                    }
+                    Some((_, span)) => {
+                        return Err(Box::new(
+                            self.error(*span, "copy_to_shared's options must be a table")
+                                .with_hint(usage),
+                        ))
+                    }
+                    None => 1,
+                };
+                let r = datacopy::copy_to_shared(&mut self.t, level, array, pad, width);
                 wrap(self, r)?;
             }
             "copy_to_registers" => {

@@ -1,0 +1,10 @@
+-- gpucc-args: testsuite/recipe/kernels/matmul_rows64.c
+-- The last k tile of A ends at 61, inside the vector 60..63: a float4 load would read
+-- elements the code does not.
+tile_by_index({"i", "j", "k"}, {4, 4, 16},
+              {l1_control="t", l1_tile="r", l2_control="s", l2_tile="q", l3_control="kk"},
+              {"t", "s", "kk", "r", "q", "k"})
+tile_by_index({"t", "s"}, {16, 16}, {l1_control="ii", l2_control="jj"},
+              {"ii", "jj", "kk", "t", "s", "k", "r", "q"})
+cudaize("matmul_kernel", {}, {block={"ii", "jj"}, thread={"s", "t"}})
+copy_to_shared("tx", "A", 4, {width=4})

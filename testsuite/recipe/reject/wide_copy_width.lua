@@ -1,0 +1,9 @@
+-- gpucc-args: testsuite/recipe/kernels/matmul.c
+-- A copy three floats wide: CUDA has no 12-byte vector load.
+tile_by_index({"i", "j", "k"}, {4, 4, 16},
+              {l1_control="t", l1_tile="r", l2_control="s", l2_tile="q", l3_control="kk"},
+              {"t", "s", "kk", "r", "q", "k"})
+tile_by_index({"t", "s"}, {16, 16}, {l1_control="ii", l2_control="jj"},
+              {"ii", "jj", "kk", "t", "s", "k", "r", "q"})
+cudaize("matmul_kernel", {}, {block={"ii", "jj"}, thread={"s", "t"}})
+copy_to_shared("tx", "A", 4, {width=3})
