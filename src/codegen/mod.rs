@@ -281,10 +281,12 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                         let l = t.levels.iter().position(|l| l.name == var)?;
                         crate::transform::unroll::extent(t, l).ok().flatten()
                     };
+                    let width_of = |c: usize| t.copies[c].width as usize;
                     let staging = prefetch::Staging {
                         copy_of: &copy_of,
                         is_sync: &is_sync,
                         max_trips: &max_trips,
+                        width_of: &width_of,
                     };
                     match prefetch::prefetch(&name, &init, &cond, step, &body, &staging) {
                         Ok(nodes) => {

@@ -12,6 +12,8 @@ pub struct Staging<'a> {
     pub is_sync: &'a dyn Fn(usize) -> bool,
     /// The most iterations of a copy loop (by its name), where known.
     pub max_trips: &'a dyn Fn(&str) -> Option<i64>,
+    /// The elements each instance of a copy moves (a wide copy's vector: 4).
+    pub width_of: &'a dyn Fn(usize) -> usize,
 }
 
 /// At most this many elements a thread stages in registers for a prefetch.
@@ -55,7 +57,7 @@ pub fn prefetch(
     let loads = stage_nodes(&copies, true, copy_of, &mut slots)?;
     slots.clear();
     let stores = stage_nodes(&copies, false, copy_of, &mut slots)?;
-    let staged_total: usize = slots.iter().map(|(_, n)| n).sum();
+    let staged_total: usize = slots.iter().map(|(c, n)| n * (k.width_of)(*c)).sum();
     if staged_total > MAX_STAGED {
         return Err(format!(
             "a thread would hold {staged_total} elements in registers (at most {MAX_STAGED})"
