@@ -40,6 +40,9 @@ pub struct Variant {
     pub combos: Vec<Vec<i64>>,
     /// Why each array is where it is.
     pub reasons: Vec<String>,
+    /// Its shared-memory copies move a vector per thread and instruction
+    /// (`{width=4}` for floats): tried by the tuner on the variant it chose.
+    pub wide: bool,
 }
 
 impl Variant {
@@ -47,6 +50,16 @@ impl Variant {
     /// `RX` and `RY`), rather than one output.
     pub fn register_tiled(&self) -> bool {
         self.params.iter().any(|p| p.role == "RX")
+    }
+
+    /// The same variant with wide shared-memory copies, where its form allows them: the
+    /// outer-product form, whose shared rows are padded by 16 bytes.
+    pub fn widened(&self) -> Option<Variant> {
+        (self.register_tiled() && !self.placement.shared.is_empty() && !self.wide).then(|| {
+            let mut v = self.clone();
+            v.wide = true;
+            v
+        })
     }
 
     pub fn value(&self, role: &str) -> Option<i64> {
@@ -110,6 +123,7 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
                 params,
                 combos,
                 reasons,
+                wide: false,
             }
         };
         let outer = outer_parameters(n, part, &placement, device).map(|p| {
@@ -144,6 +158,7 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
             params,
             combos,
             reasons,
+            wide: false,
         });
         out.extend(outer);
         out.extend(cyclic);

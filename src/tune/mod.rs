@@ -242,6 +242,27 @@ fn attempt(
             }
         }
     }
+    // Wide copies into shared memory (one 128-bit load and store per thread for four
+    // floats), where the chosen form allows them and the emulator ranks them faster.
+    let widened: Vec<Variant> = chosen
+        .iter()
+        .map(|v| v.widened().unwrap_or_else(|| v.clone()))
+        .collect();
+    if widened.iter().zip(&chosen).any(|(w, v)| w.wide != v.wide) {
+        expected += 1;
+        let base_time = best
+            .as_ref()
+            .map(|(t, _, _)| *t)
+            .unwrap_or((f64::INFINITY, f64::INFINITY));
+        let texts = vec![text_of(&plan, program, &widened, unroll)];
+        let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
+        if let Some(Ok(est)) = outcomes.first() {
+            keep_best(&mut best, &outcomes[0], &texts[0]);
+            if est.faster_than(base_time) {
+                chosen = widened;
+            }
+        }
+    }
     // The final recipe, with its notes (also when every nest runs serially).
     let refs: Vec<&Variant> = chosen.iter().collect();
     let base = plan.recipe(program, &refs, unroll, &[]);
@@ -366,10 +387,17 @@ pub fn describe(p: &Program, v: &Variant) -> String {
         .iter()
         .map(|x| format!("{}={}", x.role, x.value))
         .collect();
+    let mut placement = v.placement.describe(p);
+    if v.wide {
+        placement = placement.replacen(
+            "in shared memory",
+            "in shared memory (copied in vectors)",
+            1,
+        );
+    }
     format!(
-        "{}; {}; {}",
+        "{}; {placement}; {}",
         v.partition.describe(p),
-        v.placement.describe(p),
         params.join(" ")
     )
 }
