@@ -520,3 +520,53 @@ fn wide_copies_are_checked_element_by_element() {
         "{out}{err}"
     );
 }
+
+/// Double-buffered shared tiles (`double_buffer`): the check finds the race a missing
+/// barrier makes (a buffer refilled while another thread still reads it) and the wrong
+/// result of reading the buffer being filled.
+#[test]
+fn double_buffers_are_checked() {
+    let c_file = "testsuite/recipe/kernels/matmul_100.c";
+    let out = scratch_path("double.cu");
+    let args: Vec<String> = [
+        c_file,
+        "--recipe",
+        "testsuite/recipe/double_buffer.lua",
+        "--no-verify",
+        "-o",
+        out.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (code, _, err) = gpucc(&args);
+    assert_eq!(code, 0, "{err}");
+    let cu = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let check = |cu: &str, name: &str| verify_against(c_file, cu, name, &[]);
+    let (code, out, err) = check(&cu, "double_good.cu");
+    assert_eq!(code, 0, "{out}{err}");
+    let barrier = "    __syncthreads();\n";
+    assert_eq!(
+        cu.matches(barrier).count(),
+        1,
+        "one barrier per iteration:\n{cu}"
+    );
+    let (code, out, err) = check(&cu.replacen(barrier, "", 1), "double_race.cu");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("NOT verified: data race in kernel matmul_kernel on "),
+        "{out}{err}"
+    );
+    let read = "A_shared[kk % 2]";
+    assert!(cu.contains(read), "{cu}");
+    let (code, out, err) = check(
+        &cu.replacen(read, "A_shared[(kk + 1) % 2]", 1),
+        "double_wrong.cu",
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("DIFFERENT") || out.contains("data race"),
+        "{out}{err}"
+    );
+}

@@ -298,12 +298,14 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
     }
     for c in t.copies.iter().filter(|c| c.kernel == k.kernel) {
         let ty = p.arrays[c.array].elem.c_name();
+        let buffers = if c.double.is_some() { "[2]" } else { "" };
         let dims: String = c
             .dims
             .iter()
             .filter(|d| **d != 1)
             .map(|d| format!("[{d}]"))
             .collect();
+        let dims = format!("{buffers}{dims}");
         match c.memory {
             // A wide copy's stores need the vector's alignment, which C's is not.
             Memory::Shared if c.width > 1 => {
@@ -581,9 +583,13 @@ fn instance_text(
             let copy = &t.copies[c];
             let n = t.statements[s].iterators.len();
             let value = in_threads;
-            // The iterators end with the position in the box; the array element follows.
-            let xs: Vec<CExpr> = args[n - copy.sizes.len()..n].iter().map(value).collect();
+            // The iterators end with the position in the box; the array element follows
+            // (and a double-buffered copy's buffer).
+            let mut xs: Vec<CExpr> = args[n - copy.sizes.len()..n].iter().map(value).collect();
             let element: Vec<CExpr> = args[n..n + copy.sizes.len()].iter().map(value).collect();
+            if copy.double.is_some() {
+                xs.insert(0, value(&args[n + copy.sizes.len()]));
+            }
             let temp = temp_reference(copy, xs);
             let is_in = matches!(t.statements[s].kind, StmtKind::CopyIn(_));
             if copy.width > 1 {
@@ -705,14 +711,19 @@ pub fn stage_name(copy: &DataCopy) -> String {
     format!("{}_next", copy.temp)
 }
 
-/// An element of a copy's temporary; dimensions of size 1 are not declared.
-fn temp_reference(copy: &DataCopy, index: Vec<CExpr>) -> CExpr {
+/// An element of a copy's temporary (a double-buffered one's index starts with the
+/// buffer); dimensions of size 1 are not declared.
+fn temp_reference(copy: &DataCopy, mut index: Vec<CExpr>) -> CExpr {
+    let buffer = (copy.double.is_some()).then(|| index.remove(0));
     let kept = index
         .into_iter()
         .zip(&copy.dims)
         .filter(|(_, d)| **d != 1)
         .map(|(i, _)| i);
-    CExpr::index(CExpr::name(copy.temp.clone()), kept)
+    CExpr::index(
+        CExpr::name(copy.temp.clone()),
+        buffer.into_iter().chain(kept),
+    )
 }
 
 /// An expression of kernel `k` with each thread variable of a tiled loop written as the

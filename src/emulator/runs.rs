@@ -77,7 +77,7 @@ fn shared_reads(t: &Transformed, s: usize, args: &[ir::Expr]) -> Vec<(usize, Opt
     let mut at = t.statements[s].iterators.len();
     let mut out = Vec::new();
     for (copy, a, index) in t.copy_indices(s) {
-        let subs = &args[at..at + index.len()];
+        let subs = t.copies[copy].per_buffer(&args[at..at + index.len()]);
         at += index.len();
         if t.copies[copy].memory != Memory::Shared || a == write {
             continue;

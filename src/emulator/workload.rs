@@ -1443,7 +1443,8 @@ impl<'a> Walker<'a> {
                 let mut at = n;
                 let mut rewritten: Vec<(usize, usize, Vec<Step>)> = Vec::new();
                 for (copy, a, index) in t.copy_indices(s) {
-                    let coefs = args[at..at + index.len()]
+                    let coefs = t.copies[copy]
+                        .per_buffer(&args[at..at + index.len()])
                         .iter()
                         .map(|x| thread_coefficients(x, env))
                         .collect();

@@ -53,6 +53,7 @@ pub const COMMANDS: &[&str] = &[
     "unroll_to_depth",
     "cudaize",
     "copy_to_shared",
+    "double_buffer",
     "copy_to_registers",
     "copy_to_constant",
     "copy_to_texture",

@@ -54,6 +54,28 @@ pub struct DataCopy {
     /// for one element. Its instances then start at multiples of it along the last
     /// dimension ([`super::vector`]).
     pub width: i64,
+    /// The loops around the copy (outermost first): the copy runs at the top of the last.
+    pub prefix: Vec<LevelId>,
+    /// Double-buffered (`double_buffer`): the name, among `fixed_names`, of the loop whose
+    /// iterations alternate between the temporary's two buffers ([`super::pipeline`]).
+    pub double: Option<String>,
+}
+
+impl DataCopy {
+    /// An index into the temporary without its buffer (the first index of a
+    /// double-buffered copy's): the element's place in one buffer.
+    pub fn per_buffer<'a, T>(&self, index: &'a [T]) -> &'a [T] {
+        &index[(self.buffers() - 1) as usize..]
+    }
+
+    /// Buffers the temporary holds: 2 when double-buffered, else 1.
+    pub fn buffers(&self) -> i64 {
+        if self.double.is_some() {
+            2
+        } else {
+            1
+        }
+    }
 }
 
 /// A copy statement's loops and the kernel variables it fixes.
@@ -443,7 +465,9 @@ fn make_copy(
             .iter()
             .filter(|c| c.kernel == k && c.memory == Memory::Shared)
             .map(|c| {
-                c.dims.iter().product::<i64>() * t.program.arrays[c.array].elem.size_bytes() as i64
+                c.dims.iter().product::<i64>()
+                    * t.program.arrays[c.array].elem.size_bytes() as i64
+                    * c.buffers()
             })
             .sum();
         let bytes = dims.iter().product::<i64>() * elem.size_bytes() as i64;
@@ -730,6 +754,8 @@ fn make_copy(
         offsets,
         rewrites,
         width,
+        prefix,
+        double: None,
     });
     Ok(())
 }
@@ -908,7 +934,7 @@ fn add_barrier(
 
 /// The statements a copy adds, in the order they run around the loop they serve.
 #[derive(Clone, Copy)]
-enum Role {
+pub(super) enum Role {
     CopyIn,
     SyncAfterCopy,
     SyncAtEnd,
@@ -919,7 +945,7 @@ enum Role {
 /// barriers run before (after) the source statements they serve, and a copy placed
 /// outside another (a shorter prefix of loops) before (after) the inner one, so that
 /// sibling loops sort right whatever they hold.
-fn order_tie(prefix_len: usize, role: Role) -> i32 {
+pub(super) fn order_tie(prefix_len: usize, role: Role) -> i32 {
     let outer = 10_000 - 10 * prefix_len as i32;
     match role {
         Role::CopyIn => -outer,

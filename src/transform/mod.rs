@@ -15,6 +15,7 @@ pub mod cudaize;
 pub mod datacopy;
 pub mod legality;
 pub mod permute;
+pub mod pipeline;
 pub mod reduction;
 pub mod serial;
 pub mod tile;
@@ -333,18 +334,27 @@ impl Transformed {
                 if p.accesses[*a].statement != id {
                     continue;
                 }
-                let index = p.accesses[*a]
-                    .subscripts
-                    .iter()
-                    .zip(offsets)
-                    .zip(&copy.strides)
-                    .map(|((sub, off), &stride)| {
-                        let sub = sub.as_aff().expect("copies refuse piecewise subscripts");
-                        sub.sub(off)
-                            .expect("a copy's offsets were computed within 64 bits")
-                            .floor_div(stride)
-                    })
-                    .collect();
+                let mut index: Vec<Aff> = Vec::new();
+                // A double-buffered copy's buffer: the iteration of its loop, modulo 2.
+                if let Some(level) = copy.prefix.last().filter(|_| copy.double.is_some()) {
+                    let at = self
+                        .level_index(s, *level)
+                        .expect("a copy's statements run inside its loops");
+                    index.push(modulo_2(&self.statements[s].levels[at].1));
+                }
+                index.extend(
+                    p.accesses[*a]
+                        .subscripts
+                        .iter()
+                        .zip(offsets)
+                        .zip(&copy.strides)
+                        .map(|((sub, off), &stride)| {
+                            let sub = sub.as_aff().expect("copies refuse piecewise subscripts");
+                            sub.sub(off)
+                                .expect("a copy's offsets were computed within 64 bits")
+                                .floor_div(stride)
+                        }),
+                );
                 out.push((c, *a, index));
             }
         }
@@ -363,7 +373,8 @@ impl Transformed {
                 .collect(),
             StmtKind::CopyIn(c) | StmtKind::CopyOut(c) => {
                 let copy = &self.copies[c];
-                copy.offsets
+                let mut values: Vec<Aff> = copy
+                    .offsets
                     .iter()
                     .enumerate()
                     .zip(&copy.strides)
@@ -373,7 +384,12 @@ impl Transformed {
                             .and_then(|x| off.add(&x))
                             .expect("a copy's offsets were computed within 64 bits")
                     })
-                    .collect()
+                    .collect();
+                // A double-buffered copy's buffer follows the element.
+                if let Some(name) = &copy.double {
+                    values.push(modulo_2(&Aff::var(Var::Index(name.clone()))));
+                }
+                values
             }
             StmtKind::Sync => Vec::new(),
         }
@@ -446,4 +462,14 @@ impl Transformed {
             )
         }
     }
+}
+
+/// `v mod 2` of an integer affine value.
+fn modulo_2(v: &Aff) -> Aff {
+    v.sub(
+        &v.floor_div(2)
+            .scale(2)
+            .expect("a loop's value halved and doubled fits in 64 bits"),
+    )
+    .expect("a loop's value modulo 2 fits in 64 bits")
 }

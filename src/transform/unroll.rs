@@ -310,6 +310,15 @@ pub fn prefetch(t: &mut Transformed, level: LevelId) -> TResult<()> {
         ))
         .hint("copy_to_shared an array whose tile the loop's iterations read, then prefetch"));
     }
+    if t.copies
+        .iter()
+        .any(|c| c.double.is_some() && c.prefix.last() == Some(&level))
+    {
+        return Err(TransformError::new(format!(
+            "loop `{name}`'s copies are double-buffered in shared memory; a prefetch would stage them in registers as well"
+        ))
+        .hint("use one of prefetch and double_buffer"));
+    }
     t.levels[level].prefetch = true;
     Ok(())
 }

@@ -407,6 +407,13 @@ impl Interp<'_> {
                 let r = unroll::prefetch(&mut self.t, level);
                 wrap(self, r)?;
             }
+            "double_buffer" => {
+                self.expect_args(args, 1, 1, call, "double_buffer(\"kk\")")?;
+                let lp = self.string(&args[0], "the loop")?;
+                let level = self.level(&lp, args[0].1, None)?;
+                let r = crate::transform::pipeline::double_buffer(&mut self.t, level);
+                wrap(self, r)?;
+            }
             "launch_bounds" => {
                 let usage = "launch_bounds(\"kernel\", 2)";
                 self.expect_args(args, 2, 2, call, usage)?;
