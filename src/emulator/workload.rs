@@ -617,7 +617,7 @@ fn kernel_work(
         if c.kernel != k.kernel {
             continue;
         }
-        let elems: i64 = c.dims.iter().product();
+        let elems: i64 = c.dims.iter().product::<i64>() * c.buffers();
         let bytes = elems * t.program.arrays[c.array].elem.size_bytes() as i64;
         match c.memory {
             Memory::Shared => shared_bytes += bytes,
