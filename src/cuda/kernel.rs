@@ -502,6 +502,13 @@ pub(super) fn write_nodes(w: &mut Lines, t: &Transformed, kernel: Option<usize>,
             } => {
                 let text = instance_text(t, kernel, *statement, args, *stage);
                 w.marks.push((at, text.clone()));
+                // A barrier publishes the asynchronous copies of the kernel once they land.
+                let waits = t.statements[*statement].kind == StmtKind::Sync
+                    && kernel
+                        .is_some_and(|k| t.copies.iter().any(|c| c.kernel == k && c.asynchronous));
+                if waits {
+                    w.line("gpucc_wait_copies();");
+                }
                 w.line(&text)
             }
             Node::Launch { .. } => unreachable!("launches are host code"),
@@ -592,6 +599,9 @@ fn instance_text(
             }
             let temp = temp_reference(copy, xs);
             let is_in = matches!(t.statements[s].kind, StmtKind::CopyIn(_));
+            if copy.asynchronous {
+                return async_copy_text(t, copy, temp, element);
+            }
             if copy.width > 1 {
                 return vector_copy_text(t, copy, temp, element, stage);
             }
@@ -651,6 +661,45 @@ fn vector_copy_text(
         None => store(&load),
     }
 }
+
+/// An asynchronous copy's instance (`double_buffer(..., {async=true})`): one `cp.async` of
+/// the element or vector, waited for before the next barrier ([`ASYNC_HELPERS`]).
+fn async_copy_text(t: &Transformed, copy: &DataCopy, temp: CExpr, element: Vec<CExpr>) -> String {
+    let array = &t.program.arrays[copy.array];
+    let ty = crate::transform::vector::vector_type(array.elem, copy.width)
+        .unwrap_or_else(|| array.elem.c_name().to_string());
+    let address = |e: CExpr| print(&CExpr::Unary("&", Box::new(e)));
+    let global = CExpr::index(CExpr::name(array.name.clone()), element);
+    format!(
+        "gpucc_copy_async<{ty}>({}, {});",
+        address(temp),
+        address(global)
+    )
+}
+
+/// The helpers of asynchronous copies: `cp.async` (global to shared memory without a
+/// register; 4, 8 or 16 bytes) and the wait for a thread's copies, on sm_80 and later;
+/// before that an ordinary load and store. The CPU check's runtime has its own copy.
+pub const ASYNC_HELPERS: &str = "\n/* Copies sizeof(V) bytes (4, 8 or 16, aligned) from global into shared memory:
+   asynchronously (cp.async) on sm_80 and later, until gpucc_wait_copies(). */
+template <class V, class T> static __device__ inline void gpucc_copy_async(T *to, const T *from)
+{
+#if __CUDA_ARCH__ >= 800
+  unsigned shared = (unsigned)__cvta_generic_to_shared(to);
+  asm volatile(\"cp.async.ca.shared.global [%0], [%1], %2;\\n\" ::\"r\"(shared), \"l\"(from), \"n\"(sizeof(V)));
+#else
+  *reinterpret_cast<V *>(to) = *reinterpret_cast<const V *>(from);
+#endif
+}
+/* Waits for the thread's asynchronous copies (before the barrier that publishes them). */
+static __device__ inline void gpucc_wait_copies()
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile(\"cp.async.commit_group;\\n\" ::);
+  asm volatile(\"cp.async.wait_group 0;\\n\" ::);
+#endif
+}
+";
 
 /// The helpers of wide copies: a load and a store of a CUDA vector type (`float4`) at an
 /// address gpucc proved aligned to its size. The CPU check's runtime has its own

@@ -57,7 +57,10 @@ pub fn emit(
     let mut uses_floord = false;
     let uses_vectors = units
         .iter()
-        .any(|(t, _)| t.copies.iter().any(|c| c.width > 1));
+        .any(|(t, _)| t.copies.iter().any(|c| c.width > 1 && !c.asynchronous));
+    let uses_async = units
+        .iter()
+        .any(|(t, _)| t.copies.iter().any(|c| c.asynchronous));
     for (t, g) in units {
         let mut kernels = constant_declarations(t);
         kernels.push_str(&reduction::helpers(t));
@@ -91,10 +94,15 @@ pub fn emit(
     cpp_compat::push_copied(&mut body, &file.text, at, file.text.len(), &casts);
     let mut out = header(file, units, options);
     out.push_str(&prelude(uses_floord));
-    if uses_vectors {
-        // Before the file's own text: a function of the file may hold a kernel.
-        out.push_str(kernel::VECTOR_HELPERS.trim_start());
-        out.push('\n');
+    // Before the file's own text: a function of the file may hold a kernel.
+    for (used, helpers) in [
+        (uses_vectors, kernel::VECTOR_HELPERS),
+        (uses_async, kernel::ASYNC_HELPERS),
+    ] {
+        if used {
+            out.push_str(helpers.trim_start());
+            out.push('\n');
+        }
     }
     out.push_str(&crate::frontend::macros::apply_defines(
         &body,

@@ -171,6 +171,8 @@ fn instruction(body: &str, line: Option<u32>) -> (Instruction, Option<String>) {
     // ...`, `IADD3 R8, P1, ...`: the carry); none for stores, branches and the like.
     let dests = match kind {
         Kind::Store(_) | Kind::Barrier | Kind::Branch | Kind::Exit | Kind::Skip => 0,
+        // `LDGSTS [R5], desc[UR4][R2.64]`: into shared memory, no register.
+        _ if opcode.starts_with("LDGSTS") => 0,
         Kind::Atomic if opcode.starts_with("RED") => 0,
         _ if operands.len() > 1 && is_predicate(operands[1]) => 2,
         _ => operands.len().min(1),
@@ -296,7 +298,7 @@ fn dest_width(opcode: &str) -> u16 {
 pub fn kind(opcode: &str) -> Kind {
     let base = opcode.split('.').next().unwrap_or("");
     match base {
-        "LDG" | "LD" => Kind::Load(Space::Global),
+        "LDG" | "LD" | "LDGSTS" => Kind::Load(Space::Global),
         "STG" | "ST" => Kind::Store(Space::Global),
         "LDS" | "LDSM" => Kind::Load(Space::Shared),
         "STS" | "ATOMS" => Kind::Store(Space::Shared),
@@ -764,8 +766,17 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
             }
             Kind::Exit if !i.guarded => break,
             Kind::Branch | Kind::Exit => Some(b.push(BRANCH, deps, 1)),
+            // `DEPBAR.LE SB0, 0x0`: the wait for the thread's asynchronous copies.
+            Kind::Skip if i.opcode.starts_with("DEPBAR") => {
+                b.wait_copies();
+                None
+            }
             Kind::Skip => None,
         };
+        // `LDGSTS` (cp.async): nothing waits for it but a `DEPBAR`.
+        if let (Some(d), true) = (issued, i.opcode.starts_with("LDGSTS")) {
+            b.copy_issued(d);
+        }
         if let Some(d) = issued {
             for &r in &i.writes {
                 writer[r as usize] = Some(d);

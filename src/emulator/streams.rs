@@ -76,6 +76,8 @@ pub struct StreamBuilder {
     l1_owed: f64,
     /// Memory results the current statement's arithmetic waits for.
     pending: Vec<usize>,
+    /// Asynchronous copies issued and not waited for.
+    in_flight: Vec<usize>,
     /// The last arithmetic instruction of the current statement.
     last: Option<usize>,
     /// Per updating statement: its last instance's final instruction.
@@ -101,6 +103,7 @@ impl StreamBuilder {
             l1_bytes,
             l1_owed: 0.0,
             pending: Vec::new(),
+            in_flight: Vec::new(),
             last: None,
             chains: Vec::new(),
             counter: None,
@@ -189,6 +192,12 @@ impl StreamBuilder {
         self.regions = order.iter().map(|&old| self.regions[old]).collect();
         self.across_barriers = order.iter().map(|&old| self.across_barriers[old]).collect();
         self.stream = stream;
+    }
+
+    /// An asynchronous copy issued at stream position `d`, waited for by the next
+    /// [`Sink::wait_copies`].
+    pub(super) fn copy_issued(&mut self, d: usize) {
+        self.in_flight.push(d);
     }
 
     pub(super) fn memory(&mut self, m: Mem, after: Vec<usize>) -> usize {
@@ -314,6 +323,22 @@ impl Sink for StreamBuilder {
                 self.region_names.len() - 1
             }
         };
+    }
+    fn copy_async(&mut self, global: Mem, shared: Mem, _mult: f64) {
+        // The load goes out with nothing waiting on it (a warp issues in order: an
+        // instruction that waited for the load would hold up the ones after it); the
+        // passes of shared memory it fills are counted at issue, off the thread's path.
+        let r = self.memory(global, Vec::new());
+        self.in_flight.push(r);
+        if let Mem::Shared { wavefronts, .. } = shared {
+            self.push(SHARED, Vec::new(), wavefronts.round().max(1.0) as u32);
+        }
+    }
+    fn wait_copies(&mut self) {
+        let copies = std::mem::take(&mut self.in_flight);
+        if !copies.is_empty() {
+            self.push(INT, copies, 1);
+        }
     }
     fn atomic(&mut self, _mult: f64) {
         // Atomics are performed in L2.

@@ -157,6 +157,14 @@ pub trait Sink {
     fn barrier(&mut self, mult: f64);
     /// An atomic update of global memory.
     fn atomic(&mut self, mult: f64);
+    /// An asynchronous copy from global into shared memory (`cp.async`): the thread does
+    /// not wait for it until [`Sink::wait_copies`].
+    fn copy_async(&mut self, global: Mem, shared: Mem, mult: f64) {
+        self.load(global, mult);
+        self.store(shared, mult);
+    }
+    /// The thread waits for its asynchronous copies.
+    fn wait_copies(&mut self) {}
     /// The end of a statement instance.
     fn end_instance(&mut self) {}
     /// The events that follow belong to the code region `name` (a statement, a copy,
@@ -1371,7 +1379,17 @@ impl<'a> Walker<'a> {
             StmtKind::Compute(id) => format!("statement at line {}", t.program.statements[id].line),
         });
         match st.kind {
-            StmtKind::Sync => sink.barrier(mult),
+            StmtKind::Sync => {
+                // The kernel's asynchronous copies land before the barrier publishes them.
+                let k = t.kernel_of(s);
+                if t.copies
+                    .iter()
+                    .any(|c| Some(c.kernel) == k && c.asynchronous)
+                {
+                    sink.wait_copies();
+                }
+                sink.barrier(mult)
+            }
             StmtKind::CopyIn(k) | StmtKind::CopyOut(k) => {
                 let copy = &t.copies[k];
                 let n = st.iterators.len();
@@ -1409,6 +1427,9 @@ impl<'a> Walker<'a> {
                         } else {
                             sink.store(shared, mult);
                         }
+                    }
+                    (StmtKind::CopyIn(_), Memory::Shared) if copy.asynchronous => {
+                        sink.copy_async(global, shared, mult)
                     }
                     (StmtKind::CopyIn(_), Memory::Shared) => {
                         sink.load(global, mult);

@@ -59,6 +59,10 @@ pub struct DataCopy {
     /// Double-buffered (`double_buffer`): the name, among `fixed_names`, of the loop whose
     /// iterations alternate between the temporary's two buffers ([`super::pipeline`]).
     pub double: Option<String>,
+    /// A double-buffered copy made with asynchronous copies (`double_buffer(...,
+    /// {async=true})`: `cp.async` on sm_80 and later), waited for before the barrier that
+    /// ends each iteration.
+    pub asynchronous: bool,
 }
 
 impl DataCopy {
@@ -756,6 +760,7 @@ fn make_copy(
         width,
         prefix,
         double: None,
+        asynchronous: false,
     });
     Ok(())
 }

@@ -16,7 +16,8 @@ use super::{LevelId, StmtKind, TResult, TransformError, Transformed};
 use crate::poly::affine::{isl_name, Aff, Var};
 use crate::poly::isl::{Ctx, Map, Set};
 
-pub fn double_buffer(t: &mut Transformed, level: LevelId) -> TResult<()> {
+/// `asynchronous`: the copies are `cp.async` copies ([`super::datacopy::DataCopy::asynchronous`]).
+pub fn double_buffer(t: &mut Transformed, level: LevelId, asynchronous: bool) -> TResult<()> {
     let name = t.levels[level].name.clone();
     let copies: Vec<usize> = (0..t.copies.len())
         .filter(|&c| {
@@ -88,6 +89,7 @@ pub fn double_buffer(t: &mut Transformed, level: LevelId) -> TResult<()> {
             .map_err(|_| TransformError::new("the loop's values exceed 64-bit integers"))?;
         t.statements[s].levels[at].1 = shifted;
         t.copies[c].double = Some(fixed);
+        t.copies[c].asynchronous = asynchronous;
     }
     // The barriers of this place: the one after the copies goes; the one that ends each
     // iteration also ends the prologue.

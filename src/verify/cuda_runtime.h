@@ -364,6 +364,13 @@ template <class T, class V> void gpucc_store_vector(gpucc_addr<T> to, V value) {
   for (size_t k = 0; k < sizeof(V) / sizeof(T); k++) gpucc_lane(to.r, (int)k) = lanes[k];
 }
 
+// An asynchronous copy (gpucc_copy_async<V>(&A_shared[..], &A[..]), cp.async on a GPU) is
+// made at once here: its elements are logged as the thread's reads and writes, and the
+// barrier after its wait (gpucc_wait_copies() of the .cu) orders it as on the GPU.
+template <class V, class T, class U> void gpucc_copy_async(gpucc_addr<T> to, gpucc_addr<U> from) {
+  gpucc_store_vector(to, gpucc_load_vector<V>(from));
+}
+
 // ------------------------------------------------------------------ atomics, intrinsics
 //
 // A block's threads take turns on one OS thread, so an atomic is a plain read-modify-write;

@@ -1,5 +1,5 @@
--- gemm_nn_wide.lua with its shared tiles double-buffered (double_buffer): each iteration of kk
--- copies the next k tiles while the threads compute on these, as gpucc's tuner writes it
+-- gemm_nn_wide.lua with its shared tiles double-buffered and filled by asynchronous copies
+-- (double_buffer("kk", {async=true}): cp.async on sm_80 and later), as gpucc's tuner writes it
 -- when the emulator ranks it faster.
 
 -- The nest (line 6): 2-D threads (`j`, `i`); A, B in shared memory; C in registers.
@@ -20,7 +20,7 @@ cudaize("gemm_nn_kernel", {}, {block={"jj", "ii"}, thread={"jt", "it"}})
 copy_to_shared("tx", "A", 4, {width=4})
 copy_to_shared("tx", "B", 4, {width=4})
 copy_to_registers("kk", "C")
-double_buffer("kk")
+double_buffer("kk", {async=true})
 unroll("jr")
 unroll("ir")
 unroll("k")

@@ -408,10 +408,39 @@ impl Interp<'_> {
                 wrap(self, r)?;
             }
             "double_buffer" => {
-                self.expect_args(args, 1, 1, call, "double_buffer(\"kk\")")?;
+                let usage = "double_buffer(\"kk\") or double_buffer(\"kk\", {async=true})";
+                self.expect_args(args, 1, 2, call, usage)?;
                 let lp = self.string(&args[0], "the loop")?;
                 let level = self.level(&lp, args[0].1, None)?;
-                let r = crate::transform::pipeline::double_buffer(&mut self.t, level);
+                let asynchronous = match args.get(1) {
+                    Some((Value::Table(options), span)) => {
+                        if let Some((key, _)) = options.fields.iter().find(|(k, _)| &**k != "async")
+                        {
+                            return Err(Box::new(
+                                self.error(*span, format!("`{key}` is not an option of double_buffer"))
+                                    .with_hint("the option is {async=true}: copies with cp.async on sm_80 and later"),
+                            ));
+                        }
+                        match options.field("async") {
+                            Some(Value::Bool(b)) => *b,
+                            Some(_) => {
+                                return Err(Box::new(
+                                    self.error(*span, "`async` must be true or false")
+                                        .with_hint(usage),
+                                ))
+                            }
+                            None => false,
+                        }
+                    }
+                    Some((_, span)) => {
+                        return Err(Box::new(
+                            self.error(*span, "double_buffer's options must be a table")
+                                .with_hint(usage),
+                        ))
+                    }
+                    None => false,
+                };
+                let r = crate::transform::pipeline::double_buffer(&mut self.t, level, asynchronous);
                 wrap(self, r)?;
             }
             "launch_bounds" => {
