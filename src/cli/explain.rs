@@ -152,6 +152,22 @@ pub fn text(p: &Program, r: &Ranked, d: &Device) -> String {
             }
         }
     }
+    for x in &r.refinements {
+        let _ = writeln!(
+            s,
+            "\nTried {}: {}",
+            x.what,
+            match &x.outcome {
+                Ok(t) => format!(
+                    "{} against {}, {}",
+                    format_us(*t),
+                    format_us(x.before_us),
+                    if x.kept { "kept" } else { "not kept" }
+                ),
+                Err(e) => format!("refused ({e})"),
+            }
+        );
+    }
     let _ = writeln!(
         s,
         "\nUnrolling: {}",
@@ -237,6 +253,10 @@ pub fn json(p: &Program, r: &Ranked, d: &Device) -> String {
         "device": d.id,
         "predicted_time_us": r.estimate.time_us,
         "candidates_compiled": r.considered,
+        "refinements": r.refinements.iter().map(|x| match &x.outcome {
+            Ok(t) => json!({"what": x.what, "predicted_time_us": t, "without_us": x.before_us, "kept": x.kept}),
+            Err(e) => json!({"what": x.what, "refused": e, "without_us": x.before_us, "kept": false}),
+        }).collect::<Vec<_>>(),
         "parallel": !r.chosen.is_empty(),
         "chosen": r.chosen.iter().map(|v| tune::describe(p, v)).collect::<Vec<_>>(),
         "unroll": r.unroll,

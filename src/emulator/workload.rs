@@ -996,18 +996,7 @@ impl ThreadSpace<'_> {
     /// lane counted in the first block. `None` when `cond` reads anything but the position
     /// and the entry's values, or does not depend on the position.
     fn fraction(&self, cond: &Expr) -> Option<Share> {
-        let mut names = Vec::new();
-        free_names(cond, &mut names);
-        let positional = |n: &str| {
-            n.starts_with("threadIdx.")
-                || n.starts_with("blockIdx.")
-                || self.kernel.prologue.iter().any(|v| v.name == n)
-        };
-        if !names.iter().any(|n| positional(n))
-            || !names
-                .iter()
-                .all(|n| positional(n) || self.entry.get(n).is_some())
-        {
+        if !self.fraction_applies(cond) {
             return None;
         }
         let threads: i64 = self.block.iter().product();
@@ -1048,6 +1037,24 @@ impl ThreadSpace<'_> {
     }
 }
 
+impl ThreadSpace<'_> {
+    /// Whether `cond` reads the position and otherwise only the entry's values (what
+    /// [`Self::fraction`] measures).
+    fn fraction_applies(&self, cond: &Expr) -> bool {
+        let mut names = Vec::new();
+        free_names(cond, &mut names);
+        let positional = |n: &str| {
+            n.starts_with("threadIdx.")
+                || n.starts_with("blockIdx.")
+                || self.kernel.prologue.iter().any(|v| v.name == n)
+        };
+        names.iter().any(|n| positional(n))
+            && names
+                .iter()
+                .all(|n| positional(n) || self.entry.get(n).is_some())
+    }
+}
+
 /// The names of `threadIdx`'s and `blockIdx`'s components, for blocks and grids of
 /// `block` and `grid` dimensions.
 fn position_names(block: usize, grid: usize) -> (Vec<String>, Vec<String>) {
@@ -1082,13 +1089,39 @@ fn free_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
 
 impl<'a> Walker<'a> {
     fn guard_share(&self, cond: &Expr) -> Option<Share> {
+        self.guard_share_of(cond, cond)
+    }
+
+    /// [`ThreadSpace::fraction`] of `part`, cached under guard `cond`.
+    fn guard_share_of(&self, cond: &Expr, part: &Expr) -> Option<Share> {
         let key = cond as *const Expr;
         if let Some((_, f)) = self.fractions.borrow().iter().find(|(k, _)| *k == key) {
             return *f;
         }
-        let f = self.space.fraction(cond);
+        let f = self.space.fraction(part);
         self.fractions.borrow_mut().push((key, f));
         f
+    }
+
+    /// A conjunction of conditions on the thread's position and of others (a loop's
+    /// variable): the first part as one condition, and the others; `None` unless it has
+    /// both.
+    fn split_guard(&self, cond: &Expr) -> Option<(Expr, Vec<Expr>)> {
+        let mut all = Vec::new();
+        conjuncts(cond, &mut all);
+        let (positional, rest): (Vec<&Expr>, Vec<&Expr>) = all
+            .into_iter()
+            .partition(|c| self.space.fraction_applies(c));
+        if positional.is_empty() || rest.is_empty() {
+            return None;
+        }
+        let positional = positional.into_iter().cloned().collect::<Vec<_>>();
+        let part = if positional.len() == 1 {
+            positional.into_iter().next().expect("one conjunct")
+        } else {
+            Expr::Op(Op::And, positional)
+        };
+        Some((part, rest.into_iter().cloned().collect()))
     }
 
     /// The size of one iteration of loop `node` (its `body`, at `env`) in `sink`'s
@@ -1259,9 +1292,18 @@ impl<'a> Walker<'a> {
                     // nothing. A guard around copies only (the threads that stage a tile)
                     // leaves the other warps the computation: the copies' global traffic
                     // is that of the threads that pass.
-                    let share = self.guard_share(cond);
+                    // A guard that also reads a loop's variable (`ty < 8 && kk < 127`, a
+                    // double-buffered copy): the share of threads passing the part on the
+                    // position, where the rest holds for this iteration.
+                    let (share, rest) = match self.split_guard(cond) {
+                        Some((positional, rest)) if else_branch.is_none() => {
+                            let holds = rest.iter().all(|c| eval(c, env) != Some(0));
+                            (self.guard_share_of(cond, &positional), holds)
+                        }
+                        _ => (self.guard_share(cond), true),
+                    };
                     let taken = match share {
-                        Some(f) if else_branch.is_none() => f.warps > 0.0,
+                        Some(f) if else_branch.is_none() => f.warps > 0.0 && rest,
                         Some(f) => f.warps >= 0.5,
                         None => eval(cond, env) != Some(0),
                     };

@@ -401,6 +401,13 @@ fn write_outer(
             _ => pad.to_string(),
         }
     });
+    if v.double {
+        let _ = writeln!(
+            r,
+            "-- Double-buffered: each iteration of `{kk}` copies the next tiles (cp.async) while the threads compute on these, which the emulator ranked faster."
+        );
+        let _ = writeln!(r, "double_buffer(\"{kk}\", {{async=true}})");
+    }
     for l in [&xr, &yr, &k] {
         let _ = writeln!(r, "unroll({stmt_arg}\"{l}\")");
     }

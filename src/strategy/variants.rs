@@ -43,6 +43,9 @@ pub struct Variant {
     /// Its shared-memory copies move a vector per thread and instruction
     /// (`{width=4}` for floats): tried by the tuner on the variant it chose.
     pub wide: bool,
+    /// Its shared tiles are double-buffered and filled by asynchronous copies
+    /// (`double_buffer(..., {async=true})`): tried by the tuner on the variant it chose.
+    pub double: bool,
 }
 
 impl Variant {
@@ -58,6 +61,17 @@ impl Variant {
         (self.register_tiled() && !self.placement.shared.is_empty() && !self.wide).then(|| {
             let mut v = self.clone();
             v.wide = true;
+            v
+        })
+    }
+
+    /// The same variant with its shared tiles double-buffered and filled asynchronously,
+    /// where its form allows it: the outer-product form, whose copies run at the top of
+    /// the staged loop's tiles.
+    pub fn double_buffered(&self) -> Option<Variant> {
+        (self.register_tiled() && !self.placement.shared.is_empty() && !self.double).then(|| {
+            let mut v = self.clone();
+            v.double = true;
             v
         })
     }
@@ -124,6 +138,7 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
                 combos,
                 reasons,
                 wide: false,
+                double: false,
             }
         };
         let outer = outer_parameters(n, part, &placement, device).map(|p| {
@@ -159,6 +174,7 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
             combos,
             reasons,
             wide: false,
+            double: false,
         });
         out.extend(outer);
         out.extend(cyclic);

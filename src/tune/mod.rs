@@ -48,6 +48,19 @@ pub struct Ranked {
     /// Recipes compiled and estimated.
     pub considered: usize,
     pub rows: Vec<Row>,
+    /// The refinements tried on the chosen variants (wide copies, double buffering): what
+    /// each is, the predicted time with it (or why it failed) against the time without,
+    /// and whether it was kept.
+    pub refinements: Vec<Refinement>,
+}
+
+/// A refinement tried on the chosen variants ([`Ranked::refinements`]).
+#[derive(Clone, Debug)]
+pub struct Refinement {
+    pub what: &'static str,
+    pub before_us: f64,
+    pub outcome: Result<f64, String>,
+    pub kept: bool,
 }
 
 /// What ranking needs besides the program.
@@ -243,24 +256,49 @@ fn attempt(
         }
     }
     // Wide copies into shared memory (one 128-bit load and store per thread for four
-    // floats), where the chosen form allows them and the emulator ranks them faster.
-    let widened: Vec<Variant> = chosen
-        .iter()
-        .map(|v| v.widened().unwrap_or_else(|| v.clone()))
-        .collect();
-    if widened.iter().zip(&chosen).any(|(w, v)| w.wide != v.wide) {
+    // floats), then double-buffered tiles filled by asynchronous copies, each where the
+    // chosen form allows it and kept where the emulator ranks it faster.
+    type Refine = fn(&Variant) -> Option<Variant>;
+    let refinements: [(&'static str, Refine); 2] = [
+        ("wide copies into shared memory", Variant::widened),
+        (
+            "double-buffered shared tiles, asynchronous copies",
+            Variant::double_buffered,
+        ),
+    ];
+    let mut tried = Vec::new();
+    for (what, refine) in refinements {
+        let refined: Vec<Variant> = chosen
+            .iter()
+            .map(|v| refine(v).unwrap_or_else(|| v.clone()))
+            .collect();
+        if refined
+            .iter()
+            .zip(&chosen)
+            .all(|(r, v)| r.wide == v.wide && r.double == v.double)
+        {
+            continue;
+        }
         expected += 1;
         let base_time = best
             .as_ref()
             .map(|(t, _, _)| *t)
             .unwrap_or((f64::INFINITY, f64::INFINITY));
-        let texts = vec![text_of(&plan, program, &widened, unroll)];
+        let texts = vec![text_of(&plan, program, &refined, unroll)];
         let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
-        if let Some(Ok(est)) = outcomes.first() {
-            keep_best(&mut best, &outcomes[0], &texts[0]);
-            if est.faster_than(base_time) {
-                chosen = widened;
-            }
+        let Some(outcome) = outcomes.first() else {
+            continue;
+        };
+        keep_best(&mut best, outcome, &texts[0]);
+        let kept = outcome.as_ref().is_ok_and(|est| est.faster_than(base_time));
+        tried.push(Refinement {
+            what,
+            before_us: base_time.0,
+            outcome: outcome.as_ref().map(|e| e.time_us).map_err(|e| e.clone()),
+            kept,
+        });
+        if kept {
+            chosen = refined;
         }
     }
     // The final recipe, with its notes (also when every nest runs serially).
@@ -293,6 +331,7 @@ fn attempt(
         estimate,
         considered,
         rows,
+        refinements: tried,
     }))
 }
 
@@ -388,10 +427,15 @@ pub fn describe(p: &Program, v: &Variant) -> String {
         .map(|x| format!("{}={}", x.role, x.value))
         .collect();
     let mut placement = v.placement.describe(p);
-    if v.wide {
+    let how: Vec<&str> = [(v.wide, "copied in vectors"), (v.double, "double-buffered")]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, what)| *what)
+        .collect();
+    if !how.is_empty() {
         placement = placement.replacen(
             "in shared memory",
-            "in shared memory (copied in vectors)",
+            &format!("in shared memory ({})", how.join(", ")),
             1,
         );
     }
