@@ -9,6 +9,7 @@
 //! and the recipe in full with its parameter values.
 
 pub mod cexpr;
+mod copies;
 pub mod cpp_compat;
 mod ctype;
 mod host;
@@ -96,8 +97,8 @@ pub fn emit(
     out.push_str(&prelude(uses_floord));
     // Before the file's own text: a function of the file may hold a kernel.
     for (used, helpers) in [
-        (uses_vectors, kernel::VECTOR_HELPERS),
-        (uses_async, kernel::ASYNC_HELPERS),
+        (uses_vectors, copies::VECTOR_HELPERS),
+        (uses_async, copies::ASYNC_HELPERS),
     ] {
         if used {
             out.push_str(helpers.trim_start());
