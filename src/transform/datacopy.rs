@@ -151,6 +151,14 @@ pub fn place(t: &mut Transformed, array: ArrayId, placement: Placement) -> TResu
             a.name
         )));
     }
+    if placement == Placement::Constant && t.copies.iter().any(|c| c.array == array && c.width > 1)
+    {
+        return Err(TransformError::new(format!(
+            "`{}` is copied into shared memory in vectors, which constant memory does not serve",
+            a.name
+        ))
+        .hint("place it in constant memory before the copy, or copy it without a width"));
+    }
     if placement == Placement::Constant {
         let elements: Option<i64> = a
             .extents
