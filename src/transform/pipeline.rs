@@ -76,12 +76,15 @@ pub fn double_buffer(t: &mut Transformed, level: LevelId, asynchronous: bool) ->
         let at = t
             .level_index(s, level)
             .expect("a copy runs inside its prefix");
-        let fixed = match &t.statements[s].levels[at].1 {
-            v if *v == Aff::var(Var::Index(t.statements[s].iterators[at].clone())) => {
-                t.statements[s].iterators[at].clone()
-            }
-            _ => unreachable!("a copy's prefix levels are its fixed names"),
-        };
+        // The copy's value of the loop is its own iterator (the copy is made per
+        // iteration); anything else is a copy this command cannot move.
+        let fixed = t.statements[s].iterators[at].clone();
+        if t.statements[s].levels[at].1 != Aff::var(Var::Index(fixed.clone())) {
+            return Err(TransformError::new(format!(
+                "the copies of loop `{name}` are not made once per iteration of it"
+            ))
+            .hint("double_buffer the loop whose body starts with the copies"));
+        }
         check_consecutive(t, &ctx, s, at, &name)?;
         let shifted = t.statements[s].levels[at]
             .1
@@ -94,8 +97,8 @@ pub fn double_buffer(t: &mut Transformed, level: LevelId, asynchronous: bool) ->
     // The barriers of this place: the one after the copies goes; the one that ends each
     // iteration also ends the prologue.
     let place: Vec<LevelId> = t.copies[copies[0]].prefix.clone();
-    let after = (0, order_tie(prefix_len, Role::SyncAfterCopy));
-    let end = (0, order_tie(prefix_len, Role::SyncAtEnd));
+    let after = order_tie(prefix_len, Role::SyncAfterCopy);
+    let end = order_tie(prefix_len, Role::SyncAtEnd);
     let mut ended = false;
     for s in t.kernels[k].statements.clone() {
         let st = &t.statements[s];
@@ -104,9 +107,9 @@ pub fn double_buffer(t: &mut Transformed, level: LevelId, asynchronous: bool) ->
             continue;
         }
         let domain = Set::parse(&ctx, &st.domain)?;
-        if st.order.1 == after.1 {
+        if st.order.1 == after {
             t.statements[s].domain = domain.subtract(&domain)?.to_string();
-        } else if st.order.1 == end.1 {
+        } else if st.order.1 == end {
             let at = place.len() - 1;
             let tuple = t.tuple(s);
             let mut names: Vec<String> = st.iterators.iter().map(|n| isl_name(n)).collect();
