@@ -473,6 +473,23 @@ fn an_infinity_in_both_is_the_same_and_hides_no_other_error() {
     assert!(out.contains("DIFFERENT, first at A[1]"), "{out}");
 }
 
+/// The `.cu` that `recipe` makes of `c_file` (with `extra` options), unchecked: the good
+/// program a case's mutants are made from.
+fn recipe_cu(c_file: &str, recipe: &str, extra: &[&str]) -> String {
+    let out = scratch_path("recipe.cu");
+    let mut args: Vec<String> = [c_file, "--recipe", recipe, "--no-verify", "-o"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.push(out.display().to_string());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let (code, _, err) = gpucc(&args);
+    assert_eq!(code, 0, "{err}");
+    let cu = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    cu
+}
+
 /// A wide copy (`copy_to_shared(..., {width=4})`) checks each of its vector's elements: a
 /// vector load moved off its 16-byte boundary stops the program as the GPU would (a
 /// misaligned address), and without the barrier after the copy the race on the shared
@@ -480,24 +497,11 @@ fn an_infinity_in_both_is_the_same_and_hides_no_other_error() {
 #[test]
 fn wide_copies_are_checked_element_by_element() {
     let c_file = "testsuite/recipe/kernels/matmul.c";
-    let out = scratch_path("wide.cu");
-    let args: Vec<String> = [
+    let cu = recipe_cu(
         c_file,
-        "-D",
-        "N=128",
-        "--recipe",
         "testsuite/recipe/copy_to_shared_wide.lua",
-        "--no-verify",
-        "-o",
-        out.to_str().unwrap(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let (code, _, err) = gpucc(&args);
-    assert_eq!(code, 0, "{err}");
-    let cu = std::fs::read_to_string(&out).unwrap();
-    let _ = std::fs::remove_file(&out);
+        &["-D", "N=128"],
+    );
     let check = |cu: &str, name: &str| verify_against(c_file, cu, name, &["-D", "N=128"]);
     let (code, out, err) = check(&cu, "wide_good.cu");
     assert_eq!(code, 0, "{out}{err}");
@@ -527,22 +531,7 @@ fn wide_copies_are_checked_element_by_element() {
 #[test]
 fn double_buffers_are_checked() {
     let c_file = "testsuite/recipe/kernels/matmul_100.c";
-    let out = scratch_path("double.cu");
-    let args: Vec<String> = [
-        c_file,
-        "--recipe",
-        "testsuite/recipe/double_buffer.lua",
-        "--no-verify",
-        "-o",
-        out.to_str().unwrap(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let (code, _, err) = gpucc(&args);
-    assert_eq!(code, 0, "{err}");
-    let cu = std::fs::read_to_string(&out).unwrap();
-    let _ = std::fs::remove_file(&out);
+    let cu = recipe_cu(c_file, "testsuite/recipe/double_buffer.lua", &[]);
     let check = |cu: &str, name: &str| verify_against(c_file, cu, name, &[]);
     let (code, out, err) = check(&cu, "double_good.cu");
     assert_eq!(code, 0, "{out}{err}");

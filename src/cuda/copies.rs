@@ -52,8 +52,7 @@ pub(super) fn async_copy_text(
     element: Vec<CExpr>,
 ) -> String {
     let array = &t.program.arrays[copy.array];
-    let ty = crate::transform::vector::vector_type(array.elem, copy.width)
-        .unwrap_or_else(|| array.elem.c_name().to_string());
+    let ty = crate::transform::vector::moved_type(array.elem, copy.width);
     let address = |e: CExpr| print(&CExpr::Unary("&", Box::new(e)));
     let global = CExpr::index(CExpr::name(array.name.clone()), element);
     format!(

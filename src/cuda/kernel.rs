@@ -307,25 +307,22 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
             .map(|d| format!("[{d}]"))
             .collect();
         let dims = format!("{buffers}{dims}");
+        // A wide copy's stores need the vector's alignment, which C's is not.
+        let align = if c.width > 1 {
+            let bytes = p.arrays[c.array].elem.size_bytes() as i64 * c.width;
+            format!("__align__({bytes}) ")
+        } else {
+            String::new()
+        };
         match c.memory {
-            // A wide copy's stores need the vector's alignment, which C's is not.
-            Memory::Shared if c.width > 1 => {
-                let bytes = p.arrays[c.array].elem.size_bytes() as i64 * c.width;
-                w.line(&format!(
-                    "__shared__ __align__({bytes}) {ty} {}{dims};",
-                    c.temp
-                ))
-            }
-            Memory::Shared => w.line(&format!("__shared__ {ty} {}{dims};", c.temp)),
+            Memory::Shared => w.line(&format!("__shared__ {align}{ty} {}{dims};", c.temp)),
             Memory::Registers => w.line(&format!("{ty} {}{dims};", c.temp)),
         }
     }
     // The registers of prefetched copies, one per element a thread stages.
     for (c, slots) in staged_slots(t, &k.body) {
         let copy = &t.copies[c];
-        let elem = p.arrays[copy.array].elem;
-        let ty = crate::transform::vector::vector_type(elem, copy.width)
-            .unwrap_or_else(|| elem.c_name().to_string());
+        let ty = crate::transform::vector::moved_type(p.arrays[copy.array].elem, copy.width);
         w.line(&format!("{ty} {}[{slots}];", stage_name(copy)));
     }
     for d in &reductions.declarations {

@@ -893,6 +893,10 @@ const DIMS: [&str; 3] = ["x", "y", "z"];
 /// A warp access's move along the threads and its element size.
 type LanesKey = (Step, i64);
 
+/// A guard (by address), the share of threads that pass it, and its conjuncts left to
+/// evaluate per iteration ([`Walker::guard`]).
+type MeasuredGuard<'a> = (*const Expr, Option<Share>, Vec<&'a Expr>);
+
 /// Which threads of a block pass a guard, in `threadIdx` order.
 type Mask = std::rc::Rc<Vec<bool>>;
 
@@ -908,8 +912,9 @@ struct Walker<'a> {
     /// that pass a guard on the thread's position (a triangle's blocks above its
     /// diagonal do nothing).
     active: std::cell::Cell<f64>,
-    /// Guards already measured (by address), with their share.
-    fractions: std::cell::RefCell<Vec<(*const Expr, Option<Share>)>>,
+    /// Guards already measured (by address), with their share and the conjuncts left to
+    /// evaluate per iteration ([`Walker::guard`]).
+    fractions: std::cell::RefCell<Vec<MeasuredGuard<'a>>>,
     /// The threads that run the copies being walked (inside guards around copies only).
     copying: std::cell::Cell<Share>,
     /// In an expanding walk, the share of their iterations the loops about to be walked
@@ -1035,9 +1040,7 @@ impl ThreadSpace<'_> {
             },
         })
     }
-}
 
-impl ThreadSpace<'_> {
     /// Whether `cond` reads the position and otherwise only the entry's values (what
     /// [`Self::fraction`] measures).
     fn fraction_applies(&self, cond: &Expr) -> bool {
@@ -1088,25 +1091,26 @@ fn free_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
 }
 
 impl<'a> Walker<'a> {
-    fn guard_share(&self, cond: &Expr) -> Option<Share> {
-        self.guard_share_of(cond, cond)
-    }
-
-    /// [`ThreadSpace::fraction`] of `part`, cached under guard `cond`.
-    fn guard_share_of(&self, cond: &Expr, part: &Expr) -> Option<Share> {
+    /// A guard's measure, once per guard (by address): the share of threads that pass it
+    /// ([`ThreadSpace::fraction`]); where `split`, of its conjuncts on the position alone,
+    /// with the others (a loop's variable: `ty < 8 && kk < 127`, a double-buffered copy)
+    /// returned to be evaluated per iteration.
+    fn guard(&self, cond: &'a Expr, split: bool) -> (Option<Share>, Vec<&'a Expr>) {
         let key = cond as *const Expr;
-        if let Some((_, f)) = self.fractions.borrow().iter().find(|(k, _)| *k == key) {
-            return *f;
+        if let Some((_, f, rest)) = self.fractions.borrow().iter().find(|(k, _, _)| *k == key) {
+            return (*f, rest.clone());
         }
-        let f = self.space.fraction(part);
-        self.fractions.borrow_mut().push((key, f));
-        f
+        let (f, rest) = match split.then(|| self.split_guard(cond)).flatten() {
+            Some((positional, rest)) => (self.space.fraction(&positional), rest),
+            None => (self.space.fraction(cond), Vec::new()),
+        };
+        self.fractions.borrow_mut().push((key, f, rest.clone()));
+        (f, rest)
     }
 
-    /// A conjunction of conditions on the thread's position and of others (a loop's
-    /// variable): the first part as one condition, and the others; `None` unless it has
-    /// both.
-    fn split_guard(&self, cond: &Expr) -> Option<(Expr, Vec<Expr>)> {
+    /// A conjunction of conditions on the thread's position and of others: the first part
+    /// as one condition, and the others; `None` unless it has both.
+    fn split_guard(&self, cond: &'a Expr) -> Option<(Expr, Vec<&'a Expr>)> {
         let mut all = Vec::new();
         conjuncts(cond, &mut all);
         let (positional, rest): (Vec<&Expr>, Vec<&Expr>) = all
@@ -1121,7 +1125,7 @@ impl<'a> Walker<'a> {
         } else {
             Expr::Op(Op::And, positional)
         };
-        Some((part, rest.into_iter().cloned().collect()))
+        Some((part, rest))
     }
 
     /// The size of one iteration of loop `node` (its `body`, at `env`) in `sink`'s
@@ -1295,13 +1299,8 @@ impl<'a> Walker<'a> {
                     // A guard that also reads a loop's variable (`ty < 8 && kk < 127`, a
                     // double-buffered copy): the share of threads passing the part on the
                     // position, where the rest holds for this iteration.
-                    let (share, rest) = match self.split_guard(cond) {
-                        Some((positional, rest)) if else_branch.is_none() => {
-                            let holds = rest.iter().all(|c| eval(c, env) != Some(0));
-                            (self.guard_share_of(cond, &positional), holds)
-                        }
-                        _ => (self.guard_share(cond), true),
-                    };
+                    let (share, others) = self.guard(cond, else_branch.is_none());
+                    let rest = others.iter().all(|c| eval(c, env) != Some(0));
                     let taken = match share {
                         Some(f) if else_branch.is_none() => f.warps > 0.0 && rest,
                         Some(f) => f.warps >= 0.5,

@@ -55,24 +55,15 @@ impl Variant {
         self.params.iter().any(|p| p.role == "RX")
     }
 
-    /// The same variant with wide shared-memory copies, where its form allows them: the
-    /// outer-product form, whose shared rows are padded by 16 bytes.
-    pub fn widened(&self) -> Option<Variant> {
-        (self.register_tiled() && !self.placement.shared.is_empty() && !self.wide).then(|| {
-            let mut v = self.clone();
-            v.wide = true;
-            v
-        })
-    }
-
-    /// The same variant with its shared tiles double-buffered and filled asynchronously,
-    /// where its form allows it: the outer-product form, whose copies run at the top of
-    /// the staged loop's tiles.
-    pub fn double_buffered(&self) -> Option<Variant> {
-        (self.register_tiled() && !self.placement.shared.is_empty() && !self.double).then(|| {
-            let mut v = self.clone();
-            v.double = true;
-            v
+    /// The same variant with its shared-memory copies `wide` (`{width=4}` for floats) and
+    /// `double`-buffered (`double_buffer(..., {async=true})`), where its form allows them:
+    /// the outer-product form, whose shared rows are padded by 16 bytes and whose copies
+    /// run at the top of the staged loop's tiles. `None` for other forms.
+    pub fn with_copies(&self, wide: bool, double: bool) -> Option<Variant> {
+        (self.register_tiled() && !self.placement.shared.is_empty()).then(|| Variant {
+            wide,
+            double,
+            ..self.clone()
         })
     }
 

@@ -31,6 +31,12 @@ pub fn vector_type(elem: ScalarType, width: i64) -> Option<String> {
     (width >= 2 && (bytes == 8 || bytes == 16)).then(|| format!("{base}{width}"))
 }
 
+/// The type one instance of a copy of `width` elements of `elem` moves: the vector type,
+/// or the element's for a copy of one element.
+pub fn moved_type(elem: ScalarType, width: i64) -> String {
+    vector_type(elem, width).unwrap_or_else(|| elem.c_name().to_string())
+}
+
 /// The widths a copy of `elem` may use, widest first.
 pub fn widths(elem: ScalarType) -> impl Iterator<Item = i64> {
     [4, 2]

@@ -259,20 +259,19 @@ fn attempt(
     // floats), alone and with double-buffered tiles filled by asynchronous copies, where
     // the chosen form allows them: compiled side by side (one batch, in parallel), the
     // fastest kept where the emulator ranks it faster than the chosen variants.
-    type Refine = fn(&Variant) -> Option<Variant>;
-    let both: Refine = |v| v.widened().and_then(|w| w.double_buffered());
-    let refinements: [(&'static str, Refine); 2] = [
-        ("wide copies into shared memory", Variant::widened),
+    let refinements = [
+        ("wide copies into shared memory", true, false),
         (
             "wide copies into double-buffered shared tiles, asynchronous",
-            both,
+            true,
+            true,
         ),
     ];
     let mut trials: Vec<(&'static str, Vec<Variant>)> = Vec::new();
-    for (what, refine) in refinements {
+    for (what, wide, double) in refinements {
         let refined: Vec<Variant> = chosen
             .iter()
-            .map(|v| refine(v).unwrap_or_else(|| v.clone()))
+            .map(|v| v.with_copies(wide, double).unwrap_or_else(|| v.clone()))
             .collect();
         if refined
             .iter()

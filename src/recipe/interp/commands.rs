@@ -26,6 +26,35 @@ impl Interp<'_> {
         }
     }
 
+    /// The value of `key` in a command's table of options (`{width=4}`), with the table's
+    /// place; `None` without the table or the key. Another key, or an argument that is
+    /// not a table, is an error (`hint` says what the option is, `usage` how to call).
+    fn option(
+        &self,
+        arg: Option<&Arg>,
+        command: &str,
+        key: &str,
+        hint: &str,
+        usage: &str,
+    ) -> Eval<Option<Arg>> {
+        let Some((value, span)) = arg else {
+            return Ok(None);
+        };
+        let Value::Table(options) = value else {
+            return Err(Box::new(
+                self.error(*span, format!("{command}'s options must be a table"))
+                    .with_hint(usage),
+            ));
+        };
+        if let Some((other, _)) = options.fields.iter().find(|(k, _)| &**k != key) {
+            return Err(Box::new(
+                self.error(*span, format!("`{other}` is not an option of {command}"))
+                    .with_hint(hint),
+            ));
+        }
+        Ok(options.field(key).map(|v| (v.clone(), *span)))
+    }
+
     fn string(&self, (v, span): &Arg, what: &str) -> Eval<String> {
         match v {
             Value::Str(s) => Ok(s.to_string()),
@@ -412,34 +441,18 @@ impl Interp<'_> {
                 self.expect_args(args, 1, 2, call, usage)?;
                 let lp = self.string(&args[0], "the loop")?;
                 let level = self.level(&lp, args[0].1, None)?;
-                let asynchronous = match args.get(1) {
-                    Some((Value::Table(options), span)) => {
-                        if let Some((key, _)) = options.fields.iter().find(|(k, _)| &**k != "async")
-                        {
+                let hint = "the option is {async=true}: copies with cp.async on sm_80 and later";
+                let asynchronous =
+                    match self.option(args.get(1), "double_buffer", "async", hint, usage)? {
+                        Some((Value::Bool(b), _)) => b,
+                        Some((_, span)) => {
                             return Err(Box::new(
-                                self.error(*span, format!("`{key}` is not an option of double_buffer"))
-                                    .with_hint("the option is {async=true}: copies with cp.async on sm_80 and later"),
-                            ));
+                                self.error(span, "`async` must be true or false")
+                                    .with_hint(usage),
+                            ))
                         }
-                        match options.field("async") {
-                            Some(Value::Bool(b)) => *b,
-                            Some(_) => {
-                                return Err(Box::new(
-                                    self.error(*span, "`async` must be true or false")
-                                        .with_hint(usage),
-                                ))
-                            }
-                            None => false,
-                        }
-                    }
-                    Some((_, span)) => {
-                        return Err(Box::new(
-                            self.error(*span, "double_buffer's options must be a table")
-                                .with_hint(usage),
-                        ))
-                    }
-                    None => false,
-                };
+                        None => false,
+                    };
                 let r = crate::transform::pipeline::double_buffer(&mut self.t, level, asynchronous);
                 wrap(self, r)?;
             }
@@ -578,34 +591,23 @@ impl Interp<'_> {
                     Some(a) => self.int(a, "the padding")?,
                     None => 0,
                 };
-                let width = match args.get(3) {
-                    Some((Value::Table(options), span)) => {
-                        if let Some((key, _)) = options.fields.iter().find(|(k, _)| &**k != "width")
-                        {
+                let hint = "the options are {width=W}: elements per load and store (1, 2 or 4)";
+                let width = match self.option(
+                    args.get(3),
+                    "copy_to_shared",
+                    "width",
+                    hint,
+                    usage,
+                )? {
+                    Some(arg) => {
+                        let w = self.int(&arg, "the width")?;
+                        if ![1, 2, 4].contains(&w) {
                             return Err(Box::new(
-                                self.error(*span, format!("`{key}` is not an option of copy_to_shared"))
-                                    .with_hint("the options are {width=W}: elements per load and store (1, 2 or 4)"),
+                                self.error(arg.1, format!("a copy cannot be {w} elements wide"))
+                                    .with_hint("use width 1, 2 or 4 (a 64- or 128-bit load of 2 or 4 elements)"),
                             ));
                         }
-                        match options.field("width") {
-                            Some(v) => {
-                                let w = self.int(&(v.clone(), *span), "the width")?;
-                                if ![1, 2, 4].contains(&w) {
-                                    return Err(Box::new(
-                                        self.error(*span, format!("a copy cannot be {w} elements wide"))
-                                            .with_hint("use width 1, 2 or 4 (a 64- or 128-bit load of 2 or 4 elements)"),
-                                    ));
-                                }
-                                w
-                            }
-                            None => 1,
-                        }
-                    }
-                    Some((_, span)) => {
-                        return Err(Box::new(
-                            self.error(*span, "copy_to_shared's options must be a table")
-                                .with_hint(usage),
-                        ))
+                        w
                     }
                     None => 1,
                 };
