@@ -525,6 +525,35 @@ fn wide_copies_are_checked_element_by_element() {
     );
 }
 
+/// A wide register copy (`copy_to_registers(..., {width=4})`) around the k loop and the
+/// statement beside it (`C[i][j] *= beta`): it verifies, a vector load of C moved off its
+/// 16-byte boundary stops the program, and scaling C in global memory instead of in the
+/// copy is a wrong result (the copy's load before it keeps the old value).
+#[test]
+fn wide_register_copies_are_checked() {
+    let c_file = "testsuite/strategy/kernels/gemm_nn.c";
+    let args = ["-D", "N=128"];
+    let cu = recipe_cu(c_file, "testsuite/recipe/copy_to_registers_wide.lua", &args);
+    let check = |cu: &str, name: &str| verify_against(c_file, cu, name, &args);
+    let (code, out, err) = check(&cu, "wide_reg_good.cu");
+    assert_eq!(code, 0, "{out}{err}");
+    let load = "gpucc_load_vector<float4>(&C[64 * ii + 4 * ty][64 * jj + 4 * tx])";
+    assert!(cu.contains(load), "the wide copy of C changed:\n{cu}");
+    let shifted = cu.replacen(load, &load.replace("4 * tx]", "4 * tx + 2]"), 1);
+    let (code, out, err) = check(&shifted, "wide_reg_misaligned.cu");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        format!("{out}{err}")
+            .contains("misaligned 16-byte vector access in kernel gemm_nn_kernel at C["),
+        "{out}{err}"
+    );
+    let scale = "C_reg[r - 64 * ii - 4 * ty][q - 64 * jj - 4 * tx] *= beta;";
+    assert!(cu.contains(scale), "the scaling of C changed:\n{cu}");
+    let in_global = cu.replacen(scale, "C[r][q] *= beta;", 1);
+    let (code, out, err) = check(&in_global, "wide_reg_scaled_late.cu");
+    assert_eq!(code, 1, "{out}{err}");
+}
+
 /// Double-buffered shared tiles (`double_buffer`): the check finds the race a missing
 /// barrier makes (a buffer refilled while another thread still reads it) and the wrong
 /// result of reading the buffer being filled.

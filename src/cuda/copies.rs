@@ -43,6 +43,41 @@ pub(super) fn vector_copy_text(
     }
 }
 
+/// A wide register copy's instance: one vector load whose lanes go to the thread's
+/// elements `lanes` (`C_reg[0][0] = gpucc_lanes.x; ...`), or one vector store of them.
+pub(super) fn register_vector_text(
+    t: &Transformed,
+    copy: &DataCopy,
+    lanes: Vec<CExpr>,
+    element: Vec<CExpr>,
+    is_in: bool,
+) -> String {
+    let array = &t.program.arrays[copy.array];
+    let ty = crate::transform::vector::vector_type(array.elem, copy.width)
+        .expect("the copy's width was checked");
+    let global = print(&CExpr::Unary(
+        "&",
+        Box::new(CExpr::index(CExpr::name(array.name.clone()), element)),
+    ));
+    let lanes: Vec<String> = lanes.iter().map(print).collect();
+    if is_in {
+        let moves: Vec<String> = lanes
+            .iter()
+            .zip(["x", "y", "z", "w"])
+            .map(|(lane, field)| format!(" {lane} = gpucc_lanes.{field};"))
+            .collect();
+        format!(
+            "{{ const {ty} gpucc_lanes = gpucc_load_vector<{ty}>({global});{} }}",
+            moves.concat()
+        )
+    } else {
+        format!(
+            "gpucc_store_vector({global}, {ty}{{{}}});",
+            lanes.join(", ")
+        )
+    }
+}
+
 /// An asynchronous copy's instance (`double_buffer(..., {async=true})`): one `cp.async` of
 /// the element or vector, waited for before the next barrier ([`ASYNC_HELPERS`]).
 pub(super) fn async_copy_text(

@@ -308,7 +308,7 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
             .collect();
         let dims = format!("{buffers}{dims}");
         // A wide copy's stores need the vector's alignment, which C's is not.
-        let align = if c.width > 1 {
+        let align = if c.width > 1 && c.memory == Memory::Shared {
             let bytes = p.arrays[c.array].elem.size_bytes() as i64 * c.width;
             format!("__align__({bytes}) ")
         } else {
@@ -595,8 +595,24 @@ fn instance_text(
             if copy.double.is_some() {
                 xs.insert(0, value(&args[n + copy.sizes.len()]));
             }
-            let temp = temp_reference(copy, xs);
             let is_in = matches!(t.statements[s].kind, StmtKind::CopyIn(_));
+            if copy.width > 1 && copy.memory == Memory::Registers {
+                // The vector's elements in the thread's copy: the last index and the next.
+                let lanes = (0..copy.width)
+                    .map(|k| {
+                        let mut lane = xs.clone();
+                        if let Some(last) = lane.pop() {
+                            lane.push(match last {
+                                CExpr::Int(x) => CExpr::Int(x + k),
+                                x => CExpr::bin("+", x, CExpr::Int(k)),
+                            });
+                        }
+                        temp_reference(copy, lane)
+                    })
+                    .collect();
+                return copies::register_vector_text(t, copy, lanes, element, is_in);
+            }
+            let temp = temp_reference(copy, xs);
             if copy.asynchronous {
                 return copies::async_copy_text(t, copy, temp, element);
             }

@@ -1445,11 +1445,16 @@ impl<'a> Walker<'a> {
                     .map(|a| thread_coefficients(a, env))
                     .collect();
                 let extents = array_extents(self.t, copy.array, env);
-                let (global, shared) = if copy.width > 1 {
+                let (global, shared) = if copy.width > 1 && copy.memory == Memory::Shared {
                     self.vector_copy(copy, &extents, elem)
                 } else {
                     (
-                        self.global(linearize(&element, &extents), elem, copy.array),
+                        self.global_wide(
+                            linearize(&element, &extents),
+                            elem,
+                            elem * copy.width,
+                            copy.array,
+                        ),
                         self.shared(linearize(&position, &copy.dims), elem),
                     )
                 };
@@ -1701,8 +1706,18 @@ impl<'a> Walker<'a> {
     /// (`None`: not affine, every lane its own sector). Inside a guard around copies, the
     /// sectors of the lanes that pass (at least one), spread over all warps.
     fn global(&self, stride: Step, elem: i64, array: usize) -> Mem {
+        self.global_wide(stride, elem, elem, array)
+    }
+
+    /// [`Self::global`] of an access whose lanes each move `bytes` from their element on
+    /// (a wide register copy's vector).
+    fn global_wide(&self, stride: Step, elem: i64, bytes: i64, array: usize) -> Mem {
         let c = self.copying.get();
-        let l = self.lanes(stride, elem);
+        let l = if bytes == elem {
+            self.lanes(stride, elem)
+        } else {
+            lanes_of(stride, self.block, elem, bytes)
+        };
         let sectors = (l.sectors * c.lanes).max(1.0) * c.warps;
         Mem::Global {
             sectors,

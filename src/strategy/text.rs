@@ -289,13 +289,20 @@ fn write_nest(
         quoted(&threads)
     );
     let copy_level = k_control.unwrap_or_else(|| "tx".to_string());
-    write_copies(r, p, v, &copy_level, |a| {
-        if p.arrays[a].extents.len() >= 2 {
-            "-16".to_string()
-        } else {
-            "0".to_string()
-        }
-    });
+    write_copies(
+        r,
+        p,
+        v,
+        &copy_level,
+        |a| {
+            if p.arrays[a].extents.len() >= 2 {
+                "-16".to_string()
+            } else {
+                "0".to_string()
+            }
+        },
+        |_| String::new(),
+    );
     if let Some(yr) = rows {
         let _ = writeln!(r, "unroll({stmt_arg}\"{yr}\")");
     }
@@ -310,6 +317,7 @@ fn write_copies(
     v: &Variant,
     copy_level: &str,
     shared_args: impl Fn(crate::poly::ArrayId) -> String,
+    register_args: impl Fn(crate::poly::ArrayId) -> String,
 ) {
     for a in &v.placement.shared {
         let _ = writeln!(
@@ -322,8 +330,9 @@ fn write_copies(
     for a in &v.placement.registers {
         let _ = writeln!(
             r,
-            "copy_to_registers(\"{copy_level}\", \"{}\")",
-            p.arrays[*a].name
+            "copy_to_registers(\"{copy_level}\", \"{}\"{})",
+            p.arrays[*a].name,
+            register_args(*a)
         );
     }
     for a in &v.placement.constant {
@@ -390,17 +399,31 @@ fn write_outer(
     if v.wide {
         let _ = writeln!(
             r,
-            "-- Wide copies: each thread moves a vector of its tiles (one 64- or 128-bit load and store) per copy instruction, which the emulator ranked faster."
+            "-- Wide copies: each thread moves a vector of its tiles (one 64- or 128-bit load and store) per copy instruction, and its accumulators a row at a time where the rows are vectors, which the emulator ranked faster."
         );
     }
-    write_copies(r, p, v, &kk, |a| {
-        let elem = p.arrays[a].elem;
-        let pad = super::variants::outer_pad(elem.size_bytes() as i64);
-        match crate::transform::vector::widths(elem).next() {
-            Some(w) if v.wide => format!("{pad}, {{width={w}}}"),
-            _ => pad.to_string(),
-        }
-    });
+    write_copies(
+        r,
+        p,
+        v,
+        &kk,
+        |a| {
+            let elem = p.arrays[a].elem;
+            let pad = super::variants::outer_pad(elem.size_bytes() as i64);
+            match crate::transform::vector::widths(elem).next() {
+                Some(w) if v.wide => format!("{pad}, {{width={w}}}"),
+                _ => pad.to_string(),
+            }
+        },
+        |a| {
+            // A thread's row of RX accumulators, loaded and stored in vectors.
+            let rx = v.value("RX").unwrap_or(1);
+            match crate::transform::vector::widths(p.arrays[a].elem).next() {
+                Some(w) if v.wide && rx % w == 0 => format!(", {{width={w}}}"),
+                _ => String::new(),
+            }
+        },
+    );
     if v.double {
         let _ = writeln!(
             r,

@@ -99,8 +99,15 @@ struct Fixed {
     values: Vec<(usize, Aff)>,
 }
 
-pub fn copy_to_registers(t: &mut Transformed, level: LevelId, array: ArrayId) -> TResult<()> {
-    make_copy(t, level, array, Memory::Registers, 0, 1)
+/// `width`: elements per load and store of the copy-in and copy-out (1, or a vector's:
+/// see [`super::vector`]).
+pub fn copy_to_registers(
+    t: &mut Transformed,
+    level: LevelId,
+    array: ArrayId,
+    width: i64,
+) -> TResult<()> {
+    make_copy(t, level, array, Memory::Registers, 0, width)
 }
 
 /// `width`: elements per load and store (1, or a vector's: see [`super::vector`]).
@@ -279,6 +286,33 @@ fn make_copy(
         .iter()
         .map(|(l, _)| *l)
         .collect();
+    // A register copy at a loop inside the kernel also holds the array for the statements
+    // beside that loop in the same thread (`C[i][j] *= beta` before the k loop): the
+    // element is loaded once before the first of them and written back once after the
+    // last, instead of a global round trip on each side of the copy.
+    let beside_from = scope.len();
+    if memory == Memory::Registers && !at_threads {
+        for &s in &kernel.statements {
+            let levels = &t.statements[s].levels;
+            let StmtKind::Compute(id) = t.statements[s].kind else {
+                continue;
+            };
+            let st = &p.statements[id];
+            if scope.iter().any(|(x, _)| *x == s)
+                || levels.len() <= prefix.len()
+                || !levels[..prefix.len()]
+                    .iter()
+                    .map(|(l, _)| *l)
+                    .eq(prefix.iter().copied())
+                || !std::iter::once(&st.write)
+                    .chain(&st.reads)
+                    .any(|a| p.accesses[*a].array == array)
+            {
+                continue;
+            }
+            scope.push((s, prefix.len()));
+        }
+    }
     if scope.iter().any(|(s, at)| {
         t.statements[*s].levels[..*at]
             .iter()
@@ -490,25 +524,31 @@ fn make_copy(
             ))
             .hint("use smaller tiles, or copy fewer arrays to shared memory"));
         }
-        if width > 1 {
-            if t.placement(array) == Placement::Constant {
-                return Err(TransformError::new(format!(
-                    "`{name}` is in constant memory, which gpucc reads one element at a time"
-                ))
-                .hint("copy it without a width, or leave it in global memory"));
-            }
-            super::vector::check(
-                &t.params_prefix(),
-                &ctx,
-                &p.arrays[array],
-                &all,
-                &fixed_names,
-                &offsets,
-                &sizes,
-                &dims,
-                width,
-            )?;
+    }
+    if width > 1 {
+        if t.placement(array) == Placement::Constant {
+            return Err(TransformError::new(format!(
+                "`{name}` is in constant memory, which gpucc reads one element at a time"
+            ))
+            .hint("copy it without a width, or leave it in global memory"));
         }
+        if let Some(&stride) = strides.last().filter(|s| **s != 1) {
+            return Err(TransformError::new(format!(
+                "a thread's elements of `{name}` along its last subscript are {stride} apart, so they do not make one vector"
+            ))
+            .hint("distribute the tile in blocks (a thread's elements next to each other), or copy without a width"));
+        }
+        super::vector::check(
+            &t.params_prefix(),
+            &ctx,
+            &p.arrays[array],
+            &all,
+            &fixed_names,
+            &offsets,
+            &sizes,
+            &dims,
+            width,
+        )?;
     }
 
     // The rewritten accesses: subscript minus offset, with the offset in each statement's
@@ -545,7 +585,7 @@ fn make_copy(
     // siblings, it sorts by the first (last) statement anywhere inside the loop.
     let (s0, at0) = scope[0];
     let placement = t.statements[s0].levels[at0].0;
-    if scope
+    if scope[..beside_from]
         .iter()
         .any(|(s, at)| t.statements[*s].levels[*at].0 != placement)
     {
@@ -555,6 +595,15 @@ fn make_copy(
         ))
         .hint("copy at a loop that encloses every use of the array in the kernel"));
     }
+    // The copy goes around the loop it serves and the statements (or loops) beside it
+    // that use the array; among their siblings it sorts by their first (last) statement.
+    let placements: Vec<LevelId> = std::iter::once(placement)
+        .chain(
+            scope[beside_from..]
+                .iter()
+                .map(|(s, at)| t.statements[*s].levels[*at].0),
+        )
+        .collect();
     let served: Vec<(usize, i32)> = t
         .statements
         .iter()
@@ -564,7 +613,7 @@ fn make_copy(
                     .iter()
                     .map(|(l, _)| *l)
                     .eq(prefix.iter().copied())
-                && st.levels[prefix.len()].0 == placement
+                && placements.contains(&st.levels[prefix.len()].0)
         })
         .map(|st| st.order)
         .collect();

@@ -55,6 +55,22 @@ impl Interp<'_> {
         Ok(options.field(key).map(|v| (v.clone(), *span)))
     }
 
+    /// A copy's `{width=W}` option: elements per load and store (1 without it).
+    fn copy_width(&self, arg: Option<&Arg>, command: &str, usage: &str) -> Eval<i64> {
+        let hint = "the options are {width=W}: elements per load and store (1, 2 or 4)";
+        let Some(arg) = self.option(arg, command, "width", hint, usage)? else {
+            return Ok(1);
+        };
+        let w = self.int(&arg, "the width")?;
+        if ![1, 2, 4].contains(&w) {
+            return Err(Box::new(
+                self.error(arg.1, format!("a copy cannot be {w} elements wide"))
+                    .with_hint("use width 1, 2 or 4 (a 64- or 128-bit load of 2 or 4 elements)"),
+            ));
+        }
+        Ok(w)
+    }
+
     fn string(&self, (v, span): &Arg, what: &str) -> Eval<String> {
         match v {
             Value::Str(s) => Ok(s.to_string()),
@@ -591,35 +607,18 @@ impl Interp<'_> {
                     Some(a) => self.int(a, "the padding")?,
                     None => 0,
                 };
-                let hint = "the options are {width=W}: elements per load and store (1, 2 or 4)";
-                let width = match self.option(
-                    args.get(3),
-                    "copy_to_shared",
-                    "width",
-                    hint,
-                    usage,
-                )? {
-                    Some(arg) => {
-                        let w = self.int(&arg, "the width")?;
-                        if ![1, 2, 4].contains(&w) {
-                            return Err(Box::new(
-                                self.error(arg.1, format!("a copy cannot be {w} elements wide"))
-                                    .with_hint("use width 1, 2 or 4 (a 64- or 128-bit load of 2 or 4 elements)"),
-                            ));
-                        }
-                        w
-                    }
-                    None => 1,
-                };
+                let width = self.copy_width(args.get(3), "copy_to_shared", usage)?;
                 let r = datacopy::copy_to_shared(&mut self.t, level, array, pad, width);
                 wrap(self, r)?;
             }
             "copy_to_registers" => {
-                self.expect_args(args, 2, 2, call, "copy_to_registers(\"kk\", \"c\")")?;
+                let usage = "copy_to_registers(\"kk\", \"c\") or copy_to_registers(\"kk\", \"c\", {width=4})";
+                self.expect_args(args, 2, 3, call, usage)?;
                 let lp = self.string(&args[0], "the loop")?;
                 let level = self.level(&lp, args[0].1, None)?;
                 let array = self.array(&args[1])?;
-                let r = datacopy::copy_to_registers(&mut self.t, level, array);
+                let width = self.copy_width(args.get(2), "copy_to_registers", usage)?;
+                let r = datacopy::copy_to_registers(&mut self.t, level, array, width);
                 wrap(self, r)?;
             }
             "copy_to_constant" | "copy_to_texture" => {
