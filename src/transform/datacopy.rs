@@ -107,7 +107,11 @@ pub fn copy_to_registers(
     array: ArrayId,
     width: i64,
 ) -> TResult<()> {
-    make_copy(t, level, array, Memory::Registers, 0, width)
+    // With the statements beside the loop first; where they make the copy impossible (no
+    // box of constant size, too many registers, elements other threads use), the loop's
+    // own statements alone. A refused copy leaves `t` as it was.
+    make_copy(t, level, array, Memory::Registers, 0, width, true)
+        .or_else(|_| make_copy(t, level, array, Memory::Registers, 0, width, false))
 }
 
 /// `width`: elements per load and store (1, or a vector's: see [`super::vector`]).
@@ -118,7 +122,7 @@ pub fn copy_to_shared(
     pad: i64,
     width: i64,
 ) -> TResult<()> {
-    make_copy(t, level, array, Memory::Shared, pad, width)
+    make_copy(t, level, array, Memory::Shared, pad, width, false)
 }
 
 /// Places an array in constant memory or behind the read-only data cache.
@@ -200,6 +204,7 @@ fn make_copy(
     memory: Memory,
     pad: i64,
     width: i64,
+    beside: bool,
 ) -> TResult<()> {
     let p = &t.program;
     let name = p.arrays[array].name.clone();
@@ -291,7 +296,7 @@ fn make_copy(
     // element is loaded once before the first of them and written back once after the
     // last, instead of a global round trip on each side of the copy.
     let beside_from = scope.len();
-    if memory == Memory::Registers && !at_threads {
+    if memory == Memory::Registers && beside && !at_threads {
         for &s in &kernel.statements {
             let levels = &t.statements[s].levels;
             let StmtKind::Compute(id) = t.statements[s].kind else {
@@ -418,12 +423,16 @@ fn make_copy(
     }
     let ctx = Ctx::new();
     let fixed_names: Vec<String> = fixed.iter().map(|f| isl_name(&f.name)).collect();
-    let footprint = |reads: bool, writes: bool| -> TResult<Option<Map>> {
+    // The elements the scope's statements (or statement `only`) read and/or write.
+    let footprint = |reads: bool, writes: bool, only: Option<usize>| -> TResult<Option<Map>> {
         let mut all: Option<Map> = None;
         for (i, (s, _)) in scope.iter().enumerate() {
             let StmtKind::Compute(id) = t.statements[*s].kind else {
                 continue;
             };
+            if only.is_some_and(|o| o != *s) {
+                continue;
+            }
             let st = &p.statements[id];
             for a in std::iter::once(&st.write).chain(&st.reads) {
                 let access = &p.accesses[*a];
@@ -464,13 +473,31 @@ fn make_copy(
         }
         Ok(all)
     };
-    let reads = footprint(true, false)?;
+    let mut reads = footprint(true, false, None)?;
     let writes = if memory == Memory::Registers {
-        footprint(false, true)?
+        footprint(false, true, None)?
     } else {
         None
     };
-    let all = footprint(true, true)?.expect("the scope uses the array");
+    let all = footprint(true, true, None)?.expect("the scope uses the array");
+    // No copy-in where the thread's first use of the array is a statement beside the loop
+    // that writes every element of the copy without reading it (`Qr[i] = 0.0f`).
+    if let Some(first) = first_beside(t, &scope, beside_from, &prefix) {
+        let StmtKind::Compute(id) = t.statements[first].kind else {
+            unreachable!("the scope holds source statements");
+        };
+        let reads_it = p.statements[id]
+            .reads
+            .iter()
+            .any(|a| p.accesses[*a].array == array);
+        if !reads_it {
+            if let Some(w) = footprint(false, true, Some(first))? {
+                if all.wrapped()?.subtract(&w.wrapped()?)?.is_empty()? {
+                    reads = None;
+                }
+            }
+        }
+    }
     let found = if memory == Memory::Registers {
         lattice_box(t, &ctx, &all, &fixed_names, &name)?
     } else {
@@ -577,6 +604,17 @@ fn make_copy(
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|_| too_large())?;
             rewrites.push((*a, local));
+        }
+    }
+    for (a, _) in &rewrites {
+        if t.copies
+            .iter()
+            .any(|x| x.rewrites.iter().any(|(b, _)| b == a))
+        {
+            return Err(
+                TransformError::new(format!("`{name}` is copied twice at the same place"))
+                    .hint("copy each array once per loop"),
+            );
         }
     }
     let c = t.copies.len();
@@ -792,17 +830,6 @@ fn make_copy(
         (t.statements.len()..t.statements.len() + new_statements.len()).collect();
     t.statements.extend(new_statements);
     t.kernels[k].statements.extend(added);
-    for (a, _) in &rewrites {
-        if t.copies
-            .iter()
-            .any(|x| x.rewrites.iter().any(|(b, _)| b == a))
-        {
-            return Err(
-                TransformError::new(format!("`{name}` is copied twice at the same place"))
-                    .hint("copy each array once per loop"),
-            );
-        }
-    }
     t.copies.push(DataCopy {
         array,
         memory,
@@ -820,6 +847,43 @@ fn make_copy(
         asynchronous: false,
     });
     Ok(())
+}
+
+/// The statement beside a register copy's loop that runs before every other use of the
+/// array in the thread, alone in its loop (or as a statement of its own) among the
+/// scope's statements; `None` if the loop's statements, or a group of several, run first.
+/// `scope` holds (statement, depth of the copy's place), the statements beside the loop
+/// from `beside_from` on; each sorts among its siblings by its group's first statement.
+fn first_beside(
+    t: &Transformed,
+    scope: &[(usize, usize)],
+    beside_from: usize,
+    prefix: &[LevelId],
+) -> Option<usize> {
+    let depth = prefix.len();
+    let group = |s: usize| t.statements[s].levels[depth].0;
+    let start = |g: LevelId| {
+        t.statements
+            .iter()
+            .filter(|st| {
+                st.levels.len() > depth
+                    && st.levels[depth].0 == g
+                    && st.levels[..depth]
+                        .iter()
+                        .map(|(l, _)| *l)
+                        .eq(prefix.iter().copied())
+            })
+            .map(|st| st.order)
+            .min()
+    };
+    let (first, _) = scope.iter().min_by_key(|(s, _)| start(group(*s)))?;
+    let (k, _) = scope.iter().enumerate().find(|(_, (s, _))| s == first)?;
+    let alone = scope
+        .iter()
+        .filter(|(s, _)| group(*s) == group(*first))
+        .count()
+        == 1;
+    (k >= beside_from && alone).then_some(*first)
 }
 
 /// The box of a register copy's footprint (`fixed -> array`) per value of the fixed
