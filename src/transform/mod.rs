@@ -17,6 +17,7 @@ pub mod legality;
 pub mod permute;
 pub mod pipeline;
 pub mod reduction;
+mod registers;
 pub mod serial;
 pub mod tile;
 pub mod unroll;
@@ -114,6 +115,12 @@ pub struct TransformError {
 }
 
 impl TransformError {
+    /// A copy whose index arithmetic would not fit in 64-bit integers.
+    pub(crate) fn too_large() -> TransformError {
+        TransformError::new("the copy's index arithmetic exceeds 64-bit integers")
+            .hint("use smaller sizes")
+    }
+
     pub fn new(message: impl Into<String>) -> TransformError {
         TransformError {
             message: message.into(),
