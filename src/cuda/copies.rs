@@ -18,18 +18,12 @@ pub(super) fn vector_copy_text(
     element: Vec<CExpr>,
     stage: Option<Stage>,
 ) -> String {
-    let array = &t.program.arrays[copy.array];
-    let ty = crate::transform::vector::vector_type(array.elem, copy.width)
-        .expect("the copy's width was checked");
-    let address = |e: CExpr| CExpr::Unary("&", Box::new(e));
-    let global = address(CExpr::index(CExpr::name(array.name.clone()), element));
-    let load = format!("gpucc_load_vector<{ty}>({})", print(&global));
-    let store = |value: &str| {
-        format!(
-            "gpucc_store_vector({}, {value});",
-            print(&address(temp.clone()))
-        )
-    };
+    let ty = vector_of(t, copy);
+    let load = format!(
+        "gpucc_load_vector<{ty}>({})",
+        global_address(t, copy, element)
+    );
+    let store = |value: &str| format!("gpucc_store_vector({}, {value});", address(temp.clone()));
     match stage {
         Some(st) => {
             let reg = format!("{}[{}]", super::kernel::stage_name(copy), st.slot);
@@ -52,13 +46,8 @@ pub(super) fn register_vector_text(
     element: Vec<CExpr>,
     is_in: bool,
 ) -> String {
-    let array = &t.program.arrays[copy.array];
-    let ty = crate::transform::vector::vector_type(array.elem, copy.width)
-        .expect("the copy's width was checked");
-    let global = print(&CExpr::Unary(
-        "&",
-        Box::new(CExpr::index(CExpr::name(array.name.clone()), element)),
-    ));
+    let ty = vector_of(t, copy);
+    let global = global_address(t, copy, element);
     let lanes: Vec<String> = lanes.iter().map(print).collect();
     if is_in {
         let moves: Vec<String> = lanes
@@ -86,15 +75,28 @@ pub(super) fn async_copy_text(
     temp: CExpr,
     element: Vec<CExpr>,
 ) -> String {
-    let array = &t.program.arrays[copy.array];
-    let ty = crate::transform::vector::moved_type(array.elem, copy.width);
-    let address = |e: CExpr| print(&CExpr::Unary("&", Box::new(e)));
-    let global = CExpr::index(CExpr::name(array.name.clone()), element);
+    let ty = crate::transform::vector::moved_type(t.program.arrays[copy.array].elem, copy.width);
     format!(
         "gpucc_copy_async<{ty}>({}, {});",
         address(temp),
-        address(global)
+        global_address(t, copy, element)
     )
+}
+
+/// The vector type a wide copy moves (`float4`).
+fn vector_of(t: &Transformed, copy: &DataCopy) -> String {
+    crate::transform::vector::vector_type(t.program.arrays[copy.array].elem, copy.width)
+        .expect("the copy's width was checked")
+}
+
+/// `&A[i][j]`, the copied array's element `element`.
+fn global_address(t: &Transformed, copy: &DataCopy, element: Vec<CExpr>) -> String {
+    let name = CExpr::name(t.program.arrays[copy.array].name.clone());
+    address(CExpr::index(name, element))
+}
+
+fn address(e: CExpr) -> String {
+    print(&CExpr::Unary("&", Box::new(e)))
 }
 
 /// The helpers of asynchronous copies: `cp.async` (global to shared memory without a

@@ -502,8 +502,7 @@ pub(super) fn write_nodes(w: &mut Lines, t: &Transformed, kernel: Option<usize>,
                 w.marks.push((at, text.clone()));
                 // A barrier publishes the asynchronous copies of the kernel once they land.
                 let waits = t.statements[*statement].kind == StmtKind::Sync
-                    && kernel
-                        .is_some_and(|k| t.copies.iter().any(|c| c.kernel == k && c.asynchronous));
+                    && kernel.is_some_and(|k| t.has_async_copies(k));
                 if waits {
                     w.line("gpucc_wait_copies();");
                 }

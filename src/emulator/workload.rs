@@ -1422,11 +1422,7 @@ impl<'a> Walker<'a> {
         match st.kind {
             StmtKind::Sync => {
                 // The kernel's asynchronous copies land before the barrier publishes them.
-                let k = t.kernel_of(s);
-                if t.copies
-                    .iter()
-                    .any(|c| Some(c.kernel) == k && c.asynchronous)
-                {
+                if t.kernel_of(s).is_some_and(|k| t.has_async_copies(k)) {
                     sink.wait_copies();
                 }
                 sink.barrier(mult)

@@ -258,19 +258,24 @@ fn make_copy(
         .flat_map(|d| d.per_statement.iter().map(|(_, l)| *l))
         .collect();
     let at_threads = thread_levels.contains(&level);
-    // The statements that use the array inside the copy's place, and where it goes in each.
+    // The kernel's statements that use the array.
+    let users: Vec<usize> = kernel
+        .statements
+        .iter()
+        .copied()
+        .filter(|&s| match t.statements[s].kind {
+            StmtKind::Compute(id) => {
+                let st = &p.statements[id];
+                std::iter::once(&st.write)
+                    .chain(&st.reads)
+                    .any(|a| p.accesses[*a].array == array)
+            }
+            _ => false,
+        })
+        .collect();
+    // Those inside the copy's place, and where it goes in each.
     let mut scope: Vec<(usize, usize)> = Vec::new();
-    for &s in &kernel.statements {
-        let StmtKind::Compute(id) = t.statements[s].kind else {
-            continue;
-        };
-        let st = &p.statements[id];
-        if !std::iter::once(&st.write)
-            .chain(&st.reads)
-            .any(|a| p.accesses[*a].array == array)
-        {
-            continue;
-        }
+    for &s in &users {
         let levels = &t.statements[s].levels;
         let at = if at_threads {
             levels.iter().position(|(l, _)| thread_levels.contains(l))
@@ -298,25 +303,10 @@ fn make_copy(
     // last, instead of a global round trip on each side of the copy.
     let beside_from = scope.len();
     if memory == Memory::Registers && beside && !at_threads {
-        for &s in &kernel.statements {
-            let levels = &t.statements[s].levels;
-            let StmtKind::Compute(id) = t.statements[s].kind else {
-                continue;
-            };
-            let st = &p.statements[id];
-            if scope.iter().any(|(x, _)| *x == s)
-                || levels.len() <= prefix.len()
-                || !levels[..prefix.len()]
-                    .iter()
-                    .map(|(l, _)| *l)
-                    .eq(prefix.iter().copied())
-                || !std::iter::once(&st.write)
-                    .chain(&st.reads)
-                    .any(|a| p.accesses[*a].array == array)
-            {
-                continue;
+        for &s in &users {
+            if t.statements[s].below(&prefix) && !scope.iter().any(|(x, _)| *x == s) {
+                scope.push((s, prefix.len()));
             }
-            scope.push((s, prefix.len()));
         }
     }
     if scope.iter().any(|(s, at)| {
@@ -650,14 +640,7 @@ fn make_copy(
     let served: Vec<(usize, i32)> = t
         .statements
         .iter()
-        .filter(|st| {
-            st.levels.len() > prefix.len()
-                && st.levels[..prefix.len()]
-                    .iter()
-                    .map(|(l, _)| *l)
-                    .eq(prefix.iter().copied())
-                && placements.contains(&st.levels[prefix.len()].0)
-        })
+        .filter(|st| st.below(&prefix) && placements.contains(&st.levels[prefix.len()].0))
         .map(|st| st.order)
         .collect();
     let first = served

@@ -169,7 +169,20 @@ pub struct Transformed {
     pub placements: Vec<(ArrayId, Placement)>,
 }
 
+impl TStatement {
+    /// Whether the statement runs inside the loops `prefix` (outermost first) with a level
+    /// of its own below them: one of the loops or statements directly inside `prefix`.
+    pub fn below(&self, prefix: &[LevelId]) -> bool {
+        self.levels.len() > prefix.len() && self.levels.iter().zip(prefix).all(|((l, _), p)| l == p)
+    }
+}
+
 impl Transformed {
+    /// Whether kernel `k` copies with `cp.async`: its barriers wait for the copies first.
+    pub fn has_async_copies(&self, k: usize) -> bool {
+        self.copies.iter().any(|c| c.kernel == k && c.asynchronous)
+    }
+
     /// The program as written: one level per source loop.
     pub fn new(program: Program, deps: Dependences) -> Transformed {
         let levels = program

@@ -17,30 +17,24 @@ pub(super) fn first_beside(
     beside_from: usize,
     prefix: &[LevelId],
 ) -> Option<usize> {
-    let depth = prefix.len();
-    let group = |s: usize| t.statements[s].levels[depth].0;
+    let group = |s: usize| t.statements[s].levels[prefix.len()].0;
     let start = |g: LevelId| {
         t.statements
             .iter()
-            .filter(|st| {
-                st.levels.len() > depth
-                    && st.levels[depth].0 == g
-                    && st.levels[..depth]
-                        .iter()
-                        .map(|(l, _)| *l)
-                        .eq(prefix.iter().copied())
-            })
+            .filter(|st| st.below(prefix) && st.levels[prefix.len()].0 == g)
             .map(|st| st.order)
             .min()
     };
-    let (first, _) = scope.iter().min_by_key(|(s, _)| start(group(*s)))?;
-    let (k, _) = scope.iter().enumerate().find(|(_, (s, _))| s == first)?;
+    let (k, &(first, _)) = scope
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, (s, _))| start(group(*s)))?;
     let alone = scope
         .iter()
-        .filter(|(s, _)| group(*s) == group(*first))
+        .filter(|(s, _)| group(*s) == group(first))
         .count()
         == 1;
-    (k >= beside_from && alone).then_some(*first)
+    (k >= beside_from && alone).then_some(first)
 }
 
 /// The box of a register copy's footprint (`fixed -> array`) per value of the fixed
