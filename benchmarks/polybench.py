@@ -33,6 +33,7 @@ def main():
     parser.add_argument("--compile-only", action="store_true",
                         help="--no-verify: the compile alone (what issue 20's targets time)")
     parser.add_argument("--gpucc", default=os.path.join(ROOT, "target", "release", "gpucc"))
+    parser.add_argument("--label", help="the commit label to record (default: this tree's)")
     args = parser.parse_args()
     if not os.path.exists(args.gpucc):
         sys.exit(f"{args.gpucc} not found: run `cargo build --release` first")
@@ -67,7 +68,7 @@ def main():
     print(f"{passed} of {len(results)} {what}; wall time median {statistics.median(times):.2f} s,"
           f" max {max(times):.2f} s" if results else "no benchmark matched")
     date = datetime.date.today().isoformat()
-    commit = commit_label()
+    commit = args.label or commit_label()
     doc = {
         "benchmark": f"gpucc on PolyBench/C 4.2.1 at {args.dataset}, whole files, "
                      + ("--no-verify" if args.compile_only

@@ -13,6 +13,7 @@ extern "C" {
     fn isl_ast_build_from_context(set: uintptr_t) -> uintptr_t;
     fn isl_ast_build_set_options(build: uintptr_t, options: uintptr_t) -> uintptr_t;
     fn isl_ast_build_node_from_schedule_map(build: uintptr_t, schedule: uintptr_t) -> uintptr_t;
+    fn isl_ast_build_node_from_schedule(build: uintptr_t, schedule: uintptr_t) -> uintptr_t;
     fn isl_ast_build_expr_from_pw_aff(build: uintptr_t, pa: uintptr_t) -> uintptr_t;
     fn isl_ast_build_free(build: uintptr_t) -> uintptr_t;
     // isl-rs 0.3.1 maps isl_ast_node_type off by one (isl numbers `for` 1, not 0, and a
@@ -227,6 +228,18 @@ fn build_ast_uncached(
     let mut build = Build::new(ctx, context)?;
     if let Some(o) = options {
         build = build.set_options(ctx, o)?;
+    } else if let Some(mut tree) = super::schedtree::Tree::of(schedule, context)? {
+        // Options name flat dimensions: only a build without them takes the tree.
+        tree.schedule.do_not_free_on_drop();
+        let ptr = unsafe { isl_ast_build_node_from_schedule(build.ptr, tree.schedule.ptr) };
+        let ptr = check(ctx.raw(), ptr, "isl_ast_build_node_from_schedule")?;
+        let node = ASTNode {
+            ptr,
+            should_free_on_drop: true,
+        };
+        let mut ast = convert_node(&node)?;
+        tree.rename(&mut ast);
+        return Ok(ast);
     }
     let mut sched = schedule.raw_copy()?;
     sched.do_not_free_on_drop();
@@ -450,6 +463,32 @@ mod tests {
                 assert_eq!(args, &vec![AstExpr::Id("c1".into())]);
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// The schedule tree gives the AST of the flat schedule map (an empty option set takes
+    /// the map), its loops named after the flat dimensions: statements ending at different
+    /// depths, a dimension where one statement loops and the others are constant, a tiled
+    /// loop, and a parametric context.
+    #[test]
+    fn the_schedule_tree_builds_what_the_flat_map_builds() {
+        let ctx = Ctx::new();
+        let context = Set::parse(&ctx, "[N, t] -> { : N >= 1 and 0 <= t < 4 }").unwrap();
+        let no_options = UnionMap::parse(&ctx, "{ }").unwrap();
+        for text in [
+            "[N, t] -> { S0[i] -> [0, i, 0, 0, 0] : 0 <= i < N; \
+             S1[i, j] -> [0, i, 1, j, 0] : 0 <= i < N and 0 <= j <= i; \
+             S2[i] -> [1, i, 0, 0, 0] : 0 <= i < 2N }",
+            "[N, t] -> { S0[i] -> [0, i, 0, 0, 0] : 0 <= i < N; \
+             S1[i, j] -> [0, i, 0, j, 1] : 0 <= i < N and 0 <= j < 8; \
+             S2[i] -> [0, i, 0, 3, 0] : 0 <= i < N }",
+            "[N, t] -> { S0[i, j] -> [0, floor(i/16), 0, i, 0, j, 0] : 0 <= i < N and \
+             4j + t <= 15 and 4j + t >= 0; Y0[k] -> [0, k, 1, 0, 0, 0, 0] : 0 <= 16k < N }",
+        ] {
+            let schedule = UnionMap::parse(&ctx, text).unwrap();
+            let tree = build_ast(&ctx, &context, &schedule, None).unwrap();
+            let flat = build_ast(&ctx, &context, &schedule, Some(&no_options)).unwrap();
+            assert_eq!(tree, flat, "{text}");
         }
     }
 

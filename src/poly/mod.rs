@@ -11,6 +11,7 @@ pub mod bounds;
 pub mod isl;
 mod lower;
 pub mod program;
+mod schedtree;
 
 pub use lower::MATH_FUNCTIONS;
 pub use program::*;
