@@ -678,9 +678,9 @@ fn kernel_code(
             )
         };
         let map = Map::parse(ctx, &sched)?.intersect_domain(&domain)?;
-        schedule.push(map.to_string());
+        schedule.push(map);
     }
-    let schedule = UnionMap::parse_all(ctx, schedule.iter().map(|s| s.as_str()))?;
+    let schedule = UnionMap::of_maps(ctx, &schedule)?;
     let (prologue, grid) = prologue(t, ctx, kernel, &names)?;
     let mut context_conds = Vec::new();
     for (d, td) in kernel.threads.iter().enumerate() {

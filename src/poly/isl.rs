@@ -843,6 +843,19 @@ impl UnionMap {
         Ok(all)
     }
 
+    /// The union of `maps` (an empty union for none), kept as objects.
+    pub fn of_maps(ctx: &Ctx, maps: &[Map]) -> IslResult<UnionMap> {
+        let mut all = UnionMap::parse(ctx, "{ }")?.raw;
+        for m in maps {
+            let one = IslUnionMap::from_map(m.copy_raw()?).map_err(|e| err("from_map", e))?;
+            all = all.union(one).map_err(|e| err("union", e))?;
+        }
+        Ok(UnionMap {
+            raw: all,
+            ctx: ctx.clone(),
+        })
+    }
+
     fn copy_raw(&self) -> IslResult<IslUnionMap> {
         self.raw.copy().map_err(|e| err("copy", e))
     }
