@@ -150,7 +150,7 @@ fn final_value_code(p: &Program, ctx: &Ctx, loops: &[LoopId]) -> Result<Vec<Node
         &format!("{prefix}{{ F[{0}] -> [{0}] }}", dims.join(", ")),
     )?
     .intersect_domain(&last)?;
-    let schedule = UnionMap::parse_all(ctx, std::iter::once(identity.to_string().as_str()))?;
+    let schedule = UnionMap::of_maps(ctx, &[identity])?;
     let context = Set::parse(ctx, &format!("{prefix}{{ : }}"))?;
     let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
     Ok(to_nodes(&ast))

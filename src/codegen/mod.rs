@@ -107,9 +107,9 @@ pub fn sequential(t: &Transformed) -> Result<Vec<Node>, Diagnostics> {
             }
             let map = Map::parse(&ctx, &t.schedule_text(s, &positions[s], width))?
                 .intersect_domain(&Set::parse(&ctx, &st.domain)?)?;
-            schedule.push(map.to_string());
+            schedule.push(map);
         }
-        let schedule = UnionMap::parse_all(&ctx, schedule.iter().map(|s| s.as_str()))?;
+        let schedule = UnionMap::of_maps(&ctx, &schedule)?;
         let context = Set::parse(&ctx, &format!("{}{{ : }}", prefix(&t.program.params)))?;
         let ast = astbuild::build_ast(&ctx, &context, &schedule, None)?;
         Ok(to_ir(t, &ast, &mut Vec::new()))
@@ -412,13 +412,9 @@ fn host_code(
             host_names.join(", "),
             dims.join(", ")
         );
-        schedule.push(
-            Map::parse(ctx, &text)?
-                .intersect_domain(&domain)?
-                .to_string(),
-        );
+        schedule.push(Map::parse(ctx, &text)?.intersect_domain(&domain)?);
     }
-    let schedule = UnionMap::parse_all(ctx, schedule.iter().map(|s| s.as_str()))?;
+    let schedule = UnionMap::of_maps(ctx, &schedule)?;
     let context = Set::parse(ctx, &format!("{}{{ : }}", prefix(&params)))?;
     let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
     Ok(host_ir(t, &ast))

@@ -96,7 +96,7 @@ pub fn targets(
             ),
         )?
         .intersect_domain(&elements)?;
-        let schedule = UnionMap::parse_all(ctx, std::iter::once(schedule.to_string().as_str()))?;
+        let schedule = UnionMap::of_maps(ctx, &[schedule])?;
         let context = if reduction.per_thread {
             thread_context
         } else {
