@@ -16,7 +16,7 @@
 //! the 8 statements of a row of the tile: nvcc computes it once). A run ends at a
 //! barrier, at a copy (it stores to the temporaries), and at anything but a statement.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::codegen::ir::{self, Linear, Node};
 use crate::frontend::ast::{expr_children, Ast, BinaryOp, ExprId, ExprKind};
@@ -76,9 +76,9 @@ fn shared_reads(t: &Transformed, s: usize, args: &[ir::Expr]) -> Vec<(usize, Opt
     let write = t.program.statements[id].write;
     let mut at = t.statements[s].iterators.len();
     let mut out = Vec::new();
-    for (copy, a, index) in t.copy_indices(s) {
-        let subs = t.copies[copy].per_buffer(&args[at..at + index.len()]);
-        at += index.len();
+    for (copy, a, len) in t.copy_rewrites(s) {
+        let subs = t.copies[copy].per_buffer(&args[at..at + len]);
+        at += len;
         if t.copies[copy].memory != Memory::Shared || a == write {
             continue;
         }
@@ -106,9 +106,10 @@ fn flush(t: &Transformed, run: &mut Run, out: &mut HashMap<*const Node, Reads>) 
     }
     // Every distinct element, in the order of its first read.
     let mut distinct: Vec<&Element> = Vec::new();
+    let mut seen: HashSet<&Element> = HashSet::new();
     for (_, reads) in run.iter() {
         for e in reads.iter().filter_map(|(_, e)| e.as_ref()) {
-            if !distinct.contains(&e) {
+            if seen.insert(e) {
                 distinct.push(e);
             }
         }
@@ -120,23 +121,20 @@ fn flush(t: &Transformed, run: &mut Run, out: &mut HashMap<*const Node, Reads>) 
         if words.contains_key(e) {
             continue;
         }
-        let group = widest_group(t, e, &distinct);
+        let group = widest_group(t, e, &seen);
         for (k, member) in group.iter().enumerate() {
             words.insert(*member, if k == 0 { group.len() as u32 } else { 0 });
         }
     }
-    let mut loaded: Vec<&Element> = Vec::new();
-    let mut computed: Vec<String> = Vec::new();
+    let mut loaded: HashSet<&Element> = HashSet::new();
+    let mut computed: HashSet<String> = HashSet::new();
     for (node, reads) in &run {
         let loads = reads
             .iter()
             .map(|(a, e)| match e {
                 None => (*a, 1),
-                Some(e) if loaded.contains(&e) => (*a, 0),
-                Some(e) => {
-                    loaded.push(e);
-                    (*a, words[e])
-                }
+                Some(e) if !loaded.insert(e) => (*a, 0),
+                Some(e) => (*a, words[e]),
             })
             .collect();
         let saved = match node {
@@ -155,7 +153,7 @@ fn reused_ops(
     t: &Transformed,
     s: usize,
     reads: &[(usize, Option<Element>)],
-    computed: &mut Vec<String>,
+    computed: &mut HashSet<String>,
 ) -> u32 {
     let StmtKind::Compute(id) = t.statements[s].kind else {
         return 0;
@@ -179,22 +177,23 @@ fn reused_ops(
     let key = |e: ExprId| subexpression_key(&p.unit.ast, e, &elements, &indices);
     // Only earlier statements count: a subexpression written twice in this statement is
     // counted once already (`count_ops`).
-    let earlier = computed.len();
+    let mut own = Vec::new();
     let mut saved = 0;
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
         let kind = &p.unit.ast.exprs[e].kind;
         if matches!(kind, ExprKind::Binary { .. }) {
             if let Some(k) = key(e) {
-                if computed[..earlier].contains(&k) {
+                if computed.contains(&k) {
                     saved += operations(&p.unit.ast, e);
                     continue;
                 }
-                computed.push(k);
+                own.push(k);
             }
         }
         stack.extend(expr_children(kind));
     }
+    computed.extend(own);
     saved
 }
 
@@ -242,7 +241,11 @@ fn operations(ast: &Ast, e: ExprId) -> u32 {
 /// is read in the run and the first's address is a multiple of the group's size in every
 /// thread (every coefficient of the last subscript and the row's length multiples of the
 /// group's length; shared arrays are 16-byte aligned).
-fn widest_group<'e>(t: &Transformed, e: &'e Element, distinct: &[&'e Element]) -> Vec<&'e Element> {
+fn widest_group<'e>(
+    t: &Transformed,
+    e: &'e Element,
+    distinct: &HashSet<&'e Element>,
+) -> Vec<&'e Element> {
     let (copy, subs) = e;
     let c = &t.copies[*copy];
     let elem = t.program.arrays[c.array].elem.size_bytes() as i64;
@@ -261,13 +264,11 @@ fn widest_group<'e>(t: &Transformed, e: &'e Element, distinct: &[&'e Element]) -
             let base = last - last.rem_euclid(width);
             let members: Option<Vec<&Element>> = (0..width)
                 .map(|k| {
-                    distinct.iter().copied().find(|x| {
-                        x.0 == *copy
-                            && x.1[..x.1.len() - 1] == subs[..subs.len() - 1]
-                            && x.1
-                                .last()
-                                .is_some_and(|(terms, c)| terms == last_terms && *c == base + k)
-                    })
+                    let mut member = (*copy, subs.clone());
+                    if let Some(last) = member.1.last_mut() {
+                        last.1 = base + k;
+                    }
+                    distinct.get(&member).copied()
                 })
                 .collect();
             if let Some(mut members) = members {

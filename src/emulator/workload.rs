@@ -1505,13 +1505,13 @@ impl<'a> Walker<'a> {
                 // Accesses rewritten to copy temporaries, with their indices' coefficients.
                 let mut at = n;
                 let mut rewritten: Vec<(usize, usize, Vec<Step>)> = Vec::new();
-                for (copy, a, index) in t.copy_indices(s) {
+                for (copy, a, len) in t.copy_rewrites(s) {
                     let coefs = t.copies[copy]
-                        .per_buffer(&args[at..at + index.len()])
+                        .per_buffer(&args[at..at + len])
                         .iter()
                         .map(|x| thread_coefficients(x, env))
                         .collect();
-                    at += index.len();
+                    at += len;
                     rewritten.push((a, copy, coefs));
                 }
                 // Per subscript of access `a`: its move along threadIdx.x and .y, and per

@@ -340,10 +340,9 @@ impl Transformed {
             .position(|(l, _)| *l == level)
     }
 
-    /// The indices into copy temporaries of a source statement's rewritten accesses, in a
-    /// fixed order: (copy, access, index per dimension over the statement's iterators).
-    /// Codegen hands them to isl with the statement, so that isl writes them simplified.
-    pub fn copy_indices(&self, s: usize) -> Vec<(usize, crate::poly::AccessId, Vec<Aff>)> {
+    /// The accesses of source statement `s` rewritten to copy temporaries, in a fixed
+    /// order: (copy, access, the offsets of its rewrite).
+    fn rewrites_of(&self, s: usize) -> Vec<(usize, crate::poly::AccessId, &[Aff])> {
         let StmtKind::Compute(id) = self.statements[s].kind else {
             return Vec::new();
         };
@@ -351,32 +350,62 @@ impl Transformed {
         let mut out = Vec::new();
         for (c, copy) in self.copies.iter().enumerate() {
             for (a, offsets) in &copy.rewrites {
-                if p.accesses[*a].statement != id {
-                    continue;
+                if p.accesses[*a].statement == id {
+                    out.push((c, *a, offsets.as_slice()));
                 }
-                let mut index: Vec<Aff> = Vec::new();
-                // A double-buffered copy's buffer: the iteration of its loop, modulo 2.
-                if let Some(level) = copy.prefix.last().filter(|_| copy.double.is_some()) {
-                    let at = self
-                        .level_index(s, *level)
-                        .expect("a copy's statements run inside its loops");
-                    index.push(modulo_2(&self.statements[s].levels[at].1));
-                }
-                index.extend(
-                    p.accesses[*a]
-                        .subscripts
-                        .iter()
-                        .zip(offsets)
-                        .zip(&copy.strides)
-                        .map(|((sub, off), &stride)| {
-                            let sub = sub.as_aff().expect("copies refuse piecewise subscripts");
-                            sub.sub(off)
-                                .expect("a copy's offsets were computed within 64 bits")
-                                .floor_div(stride)
-                        }),
-                );
-                out.push((c, *a, index));
             }
+        }
+        out
+    }
+
+    /// The shape of [`Self::copy_indices`] without computing the indices: (copy, access,
+    /// number of indices), for the emulator, which reads the indices isl wrote.
+    pub fn copy_rewrites(&self, s: usize) -> Vec<(usize, crate::poly::AccessId, usize)> {
+        self.rewrites_of(s)
+            .into_iter()
+            .map(|(c, a, offsets)| {
+                let copy = &self.copies[c];
+                let subscripts = self.program.accesses[a].subscripts.len();
+                let buffer = usize::from(copy.double.is_some() && !copy.prefix.is_empty());
+                (
+                    c,
+                    a,
+                    buffer + subscripts.min(offsets.len()).min(copy.strides.len()),
+                )
+            })
+            .collect()
+    }
+
+    /// The indices into copy temporaries of a source statement's rewritten accesses, in a
+    /// fixed order: (copy, access, index per dimension over the statement's iterators).
+    /// Codegen hands them to isl with the statement, so that isl writes them simplified.
+    pub fn copy_indices(&self, s: usize) -> Vec<(usize, crate::poly::AccessId, Vec<Aff>)> {
+        let p = &self.program;
+        let mut out = Vec::new();
+        for (c, a, offsets) in self.rewrites_of(s) {
+            let copy = &self.copies[c];
+            let mut index: Vec<Aff> = Vec::new();
+            // A double-buffered copy's buffer: the iteration of its loop, modulo 2.
+            if let Some(level) = copy.prefix.last().filter(|_| copy.double.is_some()) {
+                let at = self
+                    .level_index(s, *level)
+                    .expect("a copy's statements run inside its loops");
+                index.push(modulo_2(&self.statements[s].levels[at].1));
+            }
+            index.extend(
+                p.accesses[a]
+                    .subscripts
+                    .iter()
+                    .zip(offsets)
+                    .zip(&copy.strides)
+                    .map(|((sub, off), &stride)| {
+                        let sub = sub.as_aff().expect("copies refuse piecewise subscripts");
+                        sub.sub(off)
+                            .expect("a copy's offsets were computed within 64 bits")
+                            .floor_div(stride)
+                    }),
+            );
+            out.push((c, a, index));
         }
         out
     }

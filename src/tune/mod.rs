@@ -139,6 +139,8 @@ fn attempt(
         }
     }
     let mut considered = 0;
+    // What each recipe text evaluated to: Phase IV starts from the values Phase III chose.
+    let mut memo = std::collections::HashMap::new();
     let mut expected: usize = legal.iter().map(|v| v.len()).sum::<usize>() + 2;
     let mut chosen: Vec<Variant> = legal.iter().map(|v| v[0].clone()).collect();
     let mut best: Option<((f64, f64), Estimate, String)> = None;
@@ -156,7 +158,15 @@ fn attempt(
             .iter()
             .map(|c| text_of(&plan, program, c, 0))
             .collect();
-        let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
+        let outcomes = evaluate_all(
+            program,
+            deps,
+            o,
+            &texts,
+            &mut memo,
+            &mut considered,
+            &mut expected,
+        );
         let mut nest_best: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
@@ -218,7 +228,15 @@ fn attempt(
                 text_of(&plan, program, &trial, 0)
             })
             .collect();
-        let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
+        let outcomes = evaluate_all(
+            program,
+            deps,
+            o,
+            &texts,
+            &mut memo,
+            &mut considered,
+            &mut expected,
+        );
         let mut nest_best: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
@@ -243,7 +261,15 @@ fn attempt(
             .as_ref()
             .map(|(t, _, _)| *t)
             .unwrap_or((f64::INFINITY, f64::INFINITY));
-        let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
+        let outcomes = evaluate_all(
+            program,
+            deps,
+            o,
+            &texts,
+            &mut memo,
+            &mut considered,
+            &mut expected,
+        );
         let mut best_time = base_time;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
@@ -292,7 +318,15 @@ fn attempt(
             .iter()
             .map(|(_, refined)| text_of(&plan, program, refined, unroll))
             .collect();
-        let outcomes = evaluate_all(program, deps, o, &texts, &mut considered, expected);
+        let outcomes = evaluate_all(
+            program,
+            deps,
+            o,
+            &texts,
+            &mut memo,
+            &mut considered,
+            &mut expected,
+        );
         let mut fastest: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
@@ -371,36 +405,44 @@ fn spread(combos: &[Vec<i64>], n: usize) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// Compiles and estimates `texts`, on as many threads as the machine has cores.
+/// Compiles and estimates `texts`, on as many threads as the machine has cores; a text
+/// evaluated before (`memo`) is not compiled again, nor counted in `considered`.
 fn evaluate_all(
     program: &Program,
     deps: &Dependences,
     o: &mut RankOptions,
     texts: &[String],
+    memo: &mut std::collections::HashMap<String, Result<Estimate, String>>,
     considered: &mut usize,
-    expected: usize,
+    expected: &mut usize,
 ) -> Vec<Result<Estimate, String>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
+    let mut todo: Vec<usize> = Vec::new();
+    for (k, text) in texts.iter().enumerate() {
+        if !memo.contains_key(text) && !todo.iter().any(|&j| texts[j] == *text) {
+            todo.push(k);
+        }
+    }
+    *expected -= texts.len() - todo.len();
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .clamp(1, 8)
-        .min(texts.len().max(1));
+        .min(todo.len().max(1));
     let next = AtomicUsize::new(0);
     let (macros, device, sizes) = (o.macros, o.device, o.sizes);
     let limits = crate::limits::current();
-    let mut results: Vec<Option<Result<Estimate, String>>> = vec![None; texts.len()];
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel();
         for _ in 0..workers {
             let tx = tx.clone();
-            let next = &next;
+            let (next, todo) = (&next, &todo);
             scope.spawn(move || {
                 crate::limits::with(limits, || loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    if k >= texts.len() {
+                    let j = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&k) = todo.get(j) else {
                         break;
-                    }
+                    };
                     let r = compile_and_estimate(program, deps, macros, device, sizes, &texts[k]);
                     if tx.send((k, r)).is_err() {
                         break;
@@ -410,14 +452,18 @@ fn evaluate_all(
         }
         drop(tx);
         for (k, r) in rx {
-            results[k] = Some(r);
+            memo.insert(texts[k].clone(), r);
             *considered += 1;
-            (o.progress)(*considered, expected);
+            (o.progress)(*considered, *expected);
         }
     });
-    results
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err("not evaluated".to_string())))
+    texts
+        .iter()
+        .map(|t| {
+            memo.get(t)
+                .cloned()
+                .unwrap_or_else(|| Err("not evaluated".to_string()))
+        })
         .collect()
 }
 
