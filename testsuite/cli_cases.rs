@@ -79,6 +79,32 @@ fn define_overrides_the_files_define() {
 }
 
 #[test]
+fn the_json_report_says_which_scalars_became_private_and_what_it_freed() {
+    let (code, out, err) = gpucc(&["deps", "testsuite/deps/private_scalar.c", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let array = |name: &str| {
+        v["arrays"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no array {name}: {out}"))
+    };
+    let t = array("t");
+    assert_eq!(t["privatized"], true, "{t}");
+    assert_eq!(t["kind"], "private");
+    assert_eq!(t["private_to"], serde_json::json!(["i", "j"]));
+    assert_eq!(t["freed"], serde_json::json!(["i", "j"]));
+    // `s` carries a value across iterations; `last` is read after the loops.
+    for shared in ["s", "last"] {
+        assert_eq!(array(shared)["privatized"], false, "{shared}");
+        assert_eq!(array(shared)["kind"], "local", "{shared}");
+    }
+}
+
+#[test]
 fn compile_writes_the_cu_and_says_so() {
     let out = std::env::temp_dir().join(format!("gpucc-cli-{}.cu", std::process::id()));
     let out_s = out.to_str().unwrap();

@@ -79,8 +79,8 @@ fn load_kernel(c_file: &Path, args: &[String]) -> Kernel {
     let parsed = gpucc::frontend::parse(sources.get(id), id, Some(c_file), &options)
         .unwrap_or_else(|d| fail(&d));
     let unit = parsed.units.into_iter().next().expect("a unit");
-    let program = gpucc::poly::lower(unit, sources.get(id)).unwrap_or_else(|d| fail(&d));
-    let deps = gpucc::deps::analyze(&program).unwrap_or_else(|d| fail(&d));
+    let mut program = gpucc::poly::lower(unit, sources.get(id)).unwrap_or_else(|d| fail(&d));
+    let deps = gpucc::deps::analyze(&mut program).unwrap_or_else(|d| fail(&d));
     Kernel {
         transformed: Transformed::new(program, deps),
         macros: parsed.macros,

@@ -26,8 +26,8 @@ fn compile(text: &str) -> Stage {
     let mut stage = Stage::Parsed;
     for unit in parsed.units {
         match gpucc::poly::lower(unit, sources.get(id)) {
-            Ok(p) => {
-                if gpucc::deps::analyze(&p).is_ok() {
+            Ok(mut p) => {
+                if gpucc::deps::analyze(&mut p).is_ok() {
                     stage = Stage::Analysed;
                 }
             }

@@ -348,7 +348,9 @@ fn analyze(input: &InputArgs) -> Result<Analysis, (SourceMap, Diagnostics)> {
     let mut programs = Vec::new();
     let mut diags = Vec::new();
     for unit in parsed.units {
-        match poly::lower(unit, sources.get(id)).and_then(|p| deps::analyze(&p).map(|d| (p, d))) {
+        match poly::lower(unit, sources.get(id))
+            .and_then(|mut p| deps::analyze(&mut p).map(|d| (p, d)))
+        {
             Ok(pd) => programs.push(pd),
             Err(d) => diags.extend(d),
         }

@@ -6,9 +6,8 @@
 //! variable declared before a `#pragma scop` region, or at the region's top level).
 
 use super::ir::DeviceScalar;
-use crate::deps::DepKind;
 use crate::frontend::UnitKind;
-use crate::poly::isl::{Ctx, IslError, Map, Set};
+use crate::poly::isl::{Ctx, IslError};
 use crate::poly::{ArrayId, ArrayKind};
 use crate::transform::{StmtKind, Transformed};
 
@@ -21,10 +20,13 @@ pub fn device_scalars(t: &Transformed, ctx: &Ctx) -> Result<Vec<DeviceScalar>, I
         }
         let outside = array.kind == ArrayKind::Outside;
         let scop = matches!(p.unit.kind, UnitKind::Scop(_));
-        let top_level = scop && array.kind == ArrayKind::Local && declared_at_top_level(t, a);
+        let top_level = scop
+            && array.kind == ArrayKind::Local
+            && crate::deps::privatize::declared_at_top_level(p, a);
         out.push(DeviceScalar {
             array: a,
-            copy_in: outside && reads_value_from_before(t, ctx, a)?,
+            copy_in: outside
+                && crate::deps::privatize::reads_value_from_before(p, &t.deps, ctx, a)?,
             copy_out: (outside && scop) || top_level,
             host_declaration: top_level,
         });
@@ -43,41 +45,4 @@ pub fn in_device_memory(t: &Transformed, array: ArrayId) -> bool {
             matches!(st.kind, StmtKind::Compute(id) if p.accesses[p.statements[id].write].array == array)
                 && t.kernel_of(s).is_some()
         })
-}
-
-/// Whether `array` is declared by a statement at the top level of the unit's body (for a
-/// `#pragma scop` region: in the block around the region, so visible after it).
-fn declared_at_top_level(t: &Transformed, array: ArrayId) -> bool {
-    let p = &t.program;
-    p.unit
-        .body
-        .iter()
-        .any(|s| match &p.unit.ast.stmts[*s].kind {
-            crate::frontend::ast::StmtKind::Decl(d) => d
-                .declarators
-                .iter()
-                .any(|x| x.name_span == p.arrays[array].span),
-            _ => false,
-        })
-}
-
-/// Whether some read of `array` can read the value it had before the unit: an instance of
-/// the read that no write of the unit reaches.
-fn reads_value_from_before(t: &Transformed, ctx: &Ctx, array: ArrayId) -> Result<bool, IslError> {
-    let p = &t.program;
-    for (r, access) in p.accesses.iter().enumerate() {
-        if access.is_write || access.array != array {
-            continue;
-        }
-        let mut unreached = Set::parse(ctx, &p.domain_text(access.statement))?;
-        for d in &t.deps.dependences {
-            if d.kind == DepKind::Flow && d.sink_access == r {
-                unreached = unreached.subtract(&Map::parse(ctx, &d.relation)?.range()?)?;
-            }
-        }
-        if !unreached.is_empty()? {
-            return Ok(true);
-        }
-    }
-    Ok(false)
 }

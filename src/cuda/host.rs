@@ -149,6 +149,16 @@ pub(super) fn host_text(
                 }
             }
             voids = unused.iter().map(|n| format!("(void){n};")).collect();
+            // So are the scalars made private to its loops (each thread has its own);
+            // one with an initializer is "set but never used" unless its address is.
+            for v in &t.deps.privatized {
+                let name = p.arrays[v.array].name.as_str();
+                if p.unit.params.iter().any(|q| q.declarator.name == name)
+                    && !unused.contains(&name)
+                {
+                    voids.push(format!("(void)&{name};"));
+                }
+            }
         }
     }
     for (a, size) in global.iter().zip(&sizes) {

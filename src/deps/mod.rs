@@ -10,6 +10,7 @@
 //! ordered by the text).
 
 mod classify;
+pub mod privatize;
 pub mod report;
 
 pub use classify::{classify_loops, LoopKind};
@@ -110,13 +111,55 @@ pub struct Dependences {
     pub dependences: Vec<Dependence>,
     /// Indexed by loop id.
     pub loops: Vec<LoopKind>,
+    /// The scalars made private to loops ([`privatize`]); the program's accesses to them
+    /// are indexed by those loops' indices, and the dependences above are the expanded
+    /// program's.
+    pub privatized: Vec<privatize::Privatized>,
 }
 
-/// Computes the dependences of `program` and classifies its loops.
-pub fn analyze(program: &Program) -> Result<Dependences, Diagnostics> {
-    let dependences = compute(program).map_err(|e| vec![isl_diagnostic(program, e)])?;
+/// Computes the dependences of `program` and classifies its loops, after making private
+/// the scalars that can be ([`privatize`]: `program` is changed for them).
+pub fn analyze(program: &mut Program) -> Result<Dependences, Diagnostics> {
+    let diagnostic = |p: &Program, e| vec![isl_diagnostic(p, e)];
+    let as_written = analyze_as_written(program).map_err(|e| diagnostic(program, e))?;
+    let which = privatize::candidates(program, &as_written).map_err(|e| diagnostic(program, e))?;
+    if which.is_empty() {
+        return Ok(as_written);
+    }
+    privatize::expand(program, &which);
+    let mut deps = analyze_as_written(program).map_err(|e| diagnostic(program, e))?;
+    deps.privatized = which
+        .into_iter()
+        .map(|(array, loops)| {
+            // The loops no longer sequential because of it.
+            let freed = (0..program.loops.len())
+                .filter(|&l| {
+                    let before = &as_written.loops[l];
+                    matches!(before, LoopKind::Sequential(blocking) if blocking
+                        .iter()
+                        .any(|&k| as_written.dependences[k].array == array))
+                        && !matches!(deps.loops[l], LoopKind::Sequential(_))
+                })
+                .collect();
+            privatize::Privatized {
+                array,
+                loops,
+                freed,
+            }
+        })
+        .collect();
+    Ok(deps)
+}
+
+/// The dependences of `program` as it is written, and its loops' kinds.
+fn analyze_as_written(program: &Program) -> Result<Dependences, IslError> {
+    let dependences = compute(program)?;
     let loops = classify_loops(program, &dependences);
-    Ok(Dependences { dependences, loops })
+    Ok(Dependences {
+        dependences,
+        loops,
+        privatized: Vec::new(),
+    })
 }
 
 fn isl_diagnostic(program: &Program, e: IslError) -> Diagnostic {

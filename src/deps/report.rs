@@ -124,6 +124,29 @@ pub fn program_text(p: &Program, deps: &Dependences, show_input: bool) -> String
         })
         .collect();
     out.push_str(&table(&rows));
+    if !deps.privatized.is_empty() {
+        let _ = writeln!(out, "\nprivate scalars (declared once, written before read in each iteration: each iteration gets its own copy)");
+        let rows: Vec<Vec<String>> = deps
+            .privatized
+            .iter()
+            .map(|v| {
+                let names = |ls: &[usize]| -> String {
+                    let n: Vec<&str> = ls.iter().map(|l| p.loops[*l].iterator.as_str()).collect();
+                    n.join(", ")
+                };
+                vec![
+                    p.arrays[v.array].name.clone(),
+                    format!("private to {}", names(&v.loops)),
+                    if v.freed.is_empty() {
+                        "no loop freed (others still order them)".to_string()
+                    } else {
+                        format!("no longer sequential: {}", names(&v.freed))
+                    },
+                ]
+            })
+            .collect();
+        out.push_str(&table(&rows));
+    }
     let _ = writeln!(out, "\nstatements");
     let rows: Vec<Vec<String>> = p
         .statements
@@ -248,7 +271,15 @@ pub fn json(file_name: &str, sources: &SourceMap, programs: &[(Program, Dependen
                 "update": st.update.map(|x| x.op.symbol()),
             }));
         }
-        for a in &p.arrays {
+        for (id, a) in p.arrays.iter().enumerate() {
+            let private_to: Vec<&str> = match &a.kind {
+                crate::poly::ArrayKind::Private { loops } => loops
+                    .iter()
+                    .map(|l| p.loops[*l].iterator.as_str())
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let privatized = deps.privatized.iter().find(|v| v.array == id);
             let dims: Vec<Option<String>> = a
                 .extents
                 .iter()
@@ -264,6 +295,11 @@ pub fn json(file_name: &str, sources: &SourceMap, programs: &[(Program, Dependen
                     crate::poly::ArrayKind::Local => "local",
                     crate::poly::ArrayKind::Private { .. } => "private",
                 },
+                "private_to": private_to,
+                "privatized": privatized.is_some(),
+                "freed": privatized
+                    .map(|v| v.freed.iter().map(|l| p.loops[*l].iterator.clone()).collect())
+                    .unwrap_or_else(Vec::new),
             }));
         }
         for d in &deps.dependences {
