@@ -117,7 +117,6 @@ pub(super) fn host_text(
         }
     };
     let mut w = Lines::new(indent);
-    let mut voids: Vec<String> = Vec::new();
     match p.unit.kind {
         UnitKind::Function => {
             w.indent = 0;
@@ -148,7 +147,7 @@ pub(super) fn host_text(
                     unused.push(&l.iterator);
                 }
             }
-            voids = unused.iter().map(|n| format!("(void){n};")).collect();
+            let mut voids: Vec<String> = unused.iter().map(|n| format!("(void){n};")).collect();
             // So are the scalars made private to its loops (each thread has its own);
             // one with an initializer is "set but never used" unless its address is.
             for v in &t.deps.privatized {
@@ -158,6 +157,10 @@ pub(super) fn host_text(
                 {
                     voids.push(format!("(void)&{name};"));
                 }
+            }
+            // Before the loops of launches, whose indices could shadow them.
+            if !voids.is_empty() {
+                w.line(&voids.join(" "));
             }
         }
     }
@@ -244,10 +247,6 @@ pub(super) fn host_text(
             f.var
         ));
         write_final(&mut w, &f.var, &f.code);
-    }
-    if !voids.is_empty() {
-        // The region no longer reads them: said, or compilers warn about them.
-        w.line(&voids.join(" "));
     }
     match p.unit.kind {
         UnitKind::Function => {

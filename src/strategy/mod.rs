@@ -66,9 +66,19 @@ pub struct Nest {
 pub struct SerialRun {
     pub statements: Vec<StatementId>,
     pub why: String,
+    /// Loops around it that stay on the host, launching it at each iteration between the
+    /// parallel nests inside them (the statements of a loop that carries a dependence).
+    pub host: Vec<LoopId>,
 }
 
 impl Plan {
+    /// Whether some code runs in one thread inside loops of launches.
+    pub fn splits_loops(&self) -> bool {
+        self.items
+            .iter()
+            .any(|i| matches!(i, Item::Serial(run) if !run.host.is_empty()))
+    }
+
     /// The parallel nests, in order.
     pub fn nests(&self) -> Vec<&Nest> {
         self.items
@@ -90,6 +100,7 @@ impl Plan {
                     *item = Item::Serial(SerialRun {
                         statements: n.statements.clone(),
                         why,
+                        host: n.host.clone(),
                     });
                     break;
                 }
@@ -127,14 +138,20 @@ impl Plan {
 /// Cuts `program` into items and makes the variants of each parallel nest for `device`.
 /// `sizes` gives values to symbolic sizes for the estimates ([`analysis::ASSUMED_SIZE`]
 /// otherwise).
+///
+/// With `split`, a loop that carries a dependence around parallel nests and other code
+/// stays on the host and the other code runs in one thread at each of its iterations;
+/// without, such a nest runs whole in one thread (fewer launches: faster for short
+/// loops). The tuner ranks both.
 pub fn plan(
     program: &Program,
     deps: &Dependences,
     device: &Device,
     sizes: &[(String, i64)],
+    split: bool,
 ) -> Plan {
     let n = Nests::new(program, deps, sizes);
-    let items = merge_serial(walk(&n, None, &[], device));
+    let items = merge_serial(walk(&n, None, &[], device, split));
     Plan {
         unit: program.unit.describe(),
         function: program.unit.function.clone(),
@@ -145,7 +162,13 @@ pub fn plan(
 }
 
 /// The items under `parent` (the top level for `None`), with `host` loops around them.
-fn walk(n: &Nests, parent: Option<LoopId>, host: &[LoopId], device: &Device) -> Vec<Item> {
+fn walk(
+    n: &Nests,
+    parent: Option<LoopId>,
+    host: &[LoopId],
+    device: &Device,
+    split: bool,
+) -> Vec<Item> {
     let p = n.p;
     // Children in program order: loops by position, statements by their last position.
     let mut entries: Vec<(usize, Result<LoopId, StatementId>)> = n
@@ -168,25 +191,30 @@ fn walk(n: &Nests, parent: Option<LoopId>, host: &[LoopId], device: &Device) -> 
         match entry {
             Err(s) => items.push(Item::Serial(SerialRun {
                 statements: vec![s],
-                why: if parent.is_none() {
-                    "outside every loop".to_string()
-                } else {
-                    "between loop nests".to_string()
+                why: match parent {
+                    None => "outside every loop".to_string(),
+                    Some(l) if host.last() == Some(&l) => format!(
+                        "in the body of `{}` (line {}), which carries a dependence: at each of its iterations",
+                        p.loops[l].iterator, p.loops[l].line
+                    ),
+                    Some(_) => "between loop nests".to_string(),
                 },
+                host: host.to_vec(),
             })),
-            Ok(l) => items.extend(nest_items(n, l, host, device)),
+            Ok(l) => items.extend(nest_items(n, l, host, device, split)),
         }
     }
     items
 }
 
 /// The items of the loop nest rooted at `l`.
-fn nest_items(n: &Nests, l: LoopId, host: &[LoopId], device: &Device) -> Vec<Item> {
+fn nest_items(n: &Nests, l: LoopId, host: &[LoopId], device: &Device, split: bool) -> Vec<Item> {
     let statements = n.statements_in(l);
     let serial = |why: String| {
         vec![Item::Serial(SerialRun {
             statements: statements.clone(),
             why,
+            host: host.to_vec(),
         })]
     };
     let partitions = partition::candidates(n, l);
@@ -219,20 +247,29 @@ fn nest_items(n: &Nests, l: LoopId, host: &[LoopId], device: &Device) -> Vec<Ite
             n.p.loops[l].line
         ));
     }
-    if n.holds_statements(l) {
+    // A loop that carries dependences around other nests: a loop of launches on the host,
+    // the parts of its body that cannot run in parallel (its own statements, sequential
+    // inner nests) in one thread at each iteration, between the launches (as PPCG does).
+    if !split && n.holds_statements(l) {
         return serial(format!(
             "`{}` (line {}) carries a dependence and holds statements of its own",
             n.name(l),
             n.p.loops[l].line
         ));
     }
-    // A loop that carries dependences around other nests: a loop of launches on the host.
     let mut inner_host = host.to_vec();
     inner_host.push(l);
-    let inner = walk(n, Some(l), &inner_host, device);
-    if inner.iter().any(|i| matches!(i, Item::Serial(_))) {
+    let inner = walk(n, Some(l), &inner_host, device, split);
+    if !split && inner.iter().any(|i| matches!(i, Item::Serial(_))) {
         return serial(format!(
             "`{}` (line {}) carries a dependence and part of its body cannot run in parallel",
+            n.name(l),
+            n.p.loops[l].line
+        ));
+    }
+    if !inner.iter().any(|i| matches!(i, Item::Parallel(_))) {
+        return serial(format!(
+            "`{}` (line {}) carries a dependence and no part of its body can run in parallel",
             n.name(l),
             n.p.loops[l].line
         ));
@@ -240,12 +277,28 @@ fn nest_items(n: &Nests, l: LoopId, host: &[LoopId], device: &Device) -> Vec<Ite
     inner
 }
 
-/// Consecutive serial items as one run.
-fn merge_serial(items: Vec<Item>) -> Vec<Item> {
+/// Consecutive serial items under the same host loops as one run. A run inside host loops
+/// that no parallel nest keeps on the host any more (all of them demoted) moves out to
+/// the loops that some nest still keeps, or to the top level.
+fn merge_serial(mut items: Vec<Item>) -> Vec<Item> {
+    let hosts: Vec<Vec<LoopId>> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Parallel(n) => Some(n.host.clone()),
+            Item::Serial(_) => None,
+        })
+        .collect();
+    for item in &mut items {
+        if let Item::Serial(run) = item {
+            while !run.host.is_empty() && !hosts.iter().any(|h| h.starts_with(&run.host)) {
+                run.host.pop();
+            }
+        }
+    }
     let mut out: Vec<Item> = Vec::new();
     for item in items {
         match (out.last_mut(), item) {
-            (Some(Item::Serial(prev)), Item::Serial(next)) => {
+            (Some(Item::Serial(prev)), Item::Serial(next)) if prev.host == next.host => {
                 prev.statements.extend(next.statements);
                 if !prev.why.contains(&next.why) {
                     prev.why = format!("{}; {}", prev.why, next.why);

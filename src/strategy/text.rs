@@ -113,7 +113,7 @@ pub fn recipe(
         } else {
             format!("{}_serial", plan.function)
         };
-        let stmt = if several {
+        let stmt = if several || !run.host.is_empty() {
             format!("{}, ", run.statements[0])
         } else {
             String::new()

@@ -54,6 +54,20 @@ pub fn cudaize_serial(
                 .expect("every statement is in a top-level item");
             match runs.iter().find(|r| r.contains(&item)) {
                 Some(r) => r.clone(),
+                None if nested_run(t, s).is_some() => {
+                    let (statements, host_levels) = nested_run(t, s).expect("just found");
+                    t.kernels.push(Kernel {
+                        name: name.to_string(),
+                        blocks: Vec::new(),
+                        threads: Vec::new(),
+                        statements,
+                        host_levels,
+                        sizes,
+                        reductions: Vec::new(),
+                        min_blocks: None,
+                    });
+                    return Ok(());
+                }
                 None => {
                     let k = items[item]
                         .iter()
@@ -139,6 +153,70 @@ pub fn cudaize_serial(
         min_blocks: None,
     });
     Ok(())
+}
+
+/// For statement `s` inside loops that the nest's other kernels keep on the host (a loop
+/// of launches): the run of consecutive items in no kernel under the innermost such loop
+/// that holds `s`, and those loops. One thread runs the run at each iteration of them,
+/// launched between the other kernels in program order. `None` when no kernel keeps a
+/// loop around `s` on the host, or one maps a loop around it to blocks or threads.
+fn nested_run(t: &Transformed, s: usize) -> Option<(Vec<usize>, Vec<usize>)> {
+    let levels: Vec<usize> = t.statements[s].levels.iter().map(|(l, _)| *l).collect();
+    let mut depth = 0;
+    for k in &t.kernels {
+        for &x in &k.statements {
+            let shared = levels
+                .iter()
+                .zip(&t.statements[x].levels)
+                .take_while(|(a, (b, _))| *a == b)
+                .count();
+            if shared == 0 {
+                continue;
+            }
+            if k.host_levels.len() < shared || k.host_levels[..shared] != levels[..shared] {
+                return None;
+            }
+            depth = depth.max(shared);
+        }
+    }
+    if depth == 0 {
+        return None;
+    }
+    let host = levels[..depth].to_vec();
+    // The items under those loops, by their position in the innermost one's body.
+    let positions = t.positions();
+    let mut items: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (x, st) in t.statements.iter().enumerate() {
+        let under = st.levels.len() >= depth
+            && st.levels[..depth]
+                .iter()
+                .map(|(l, _)| *l)
+                .eq(host.iter().copied());
+        if !under {
+            continue;
+        }
+        let at = positions[x][depth];
+        match items.iter_mut().find(|(p, _)| *p == at) {
+            Some((_, members)) => members.push(x),
+            None => items.push((at, vec![x])),
+        }
+    }
+    items.sort_by_key(|(at, _)| *at);
+    let free = |item: &[usize]| item.iter().all(|x| t.kernel_of(*x).is_none());
+    let k = items.iter().position(|(_, m)| m.contains(&s))?;
+    if !free(&items[k].1) {
+        return None;
+    }
+    let (mut lo, mut hi) = (k, k + 1);
+    while lo > 0 && free(&items[lo - 1].1) {
+        lo -= 1;
+    }
+    while hi < items.len() && free(&items[hi].1) {
+        hi += 1;
+    }
+    let mut statements: Vec<usize> = items[lo..hi].iter().flat_map(|(_, m)| m.clone()).collect();
+    statements.sort_unstable();
+    Some((statements, host))
 }
 
 /// The statements of each top-level item (an outermost loop nest, or a statement outside

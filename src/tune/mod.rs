@@ -75,7 +75,37 @@ pub struct RankOptions<'a> {
 
 /// Ranks the variants of `program` and returns the best recipe.
 pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Result<Ranked, String> {
-    let mut plan = strategy::plan(program, deps, o.device, o.sizes);
+    let split = strategy::plan(program, deps, o.device, o.sizes, true);
+    if !split.splits_loops() {
+        return rank_plan(split, program, deps, o);
+    }
+    // Loops of launches with serial parts, or those nests whole in one thread: the
+    // launches cost more than they save on short loops.
+    let whole = strategy::plan(program, deps, o.device, o.sizes, false);
+    let mut with = rank_plan(split, program, deps, o)?;
+    let without = rank_plan(whole, program, deps, o)?;
+    let kept = with.estimate.faster_than(without.estimate.rank());
+    let refinement = Refinement {
+        what: "loops that carry dependences kept on the host, launching their parallel nests at each iteration and the rest in one thread",
+        before_us: without.estimate.time_us,
+        outcome: Ok(with.estimate.time_us),
+        kept,
+    };
+    let considered = with.considered + without.considered;
+    if !kept {
+        with = without;
+    }
+    with.considered = considered;
+    with.refinements.insert(0, refinement);
+    Ok(with)
+}
+
+fn rank_plan(
+    mut plan: Plan,
+    program: &Program,
+    deps: &Dependences,
+    o: &mut RankOptions,
+) -> Result<Ranked, String> {
     loop {
         match attempt(&plan, program, deps, o)? {
             Ok(ranked) => return Ok(ranked),
