@@ -564,8 +564,16 @@ fn instance_text(
             // The update of a reduction accumulates into the thread's partial result.
             let reduction =
                 kernel.and_then(|k| t.kernels[k].reductions.iter().find(|r| r.statement == s));
+            // Only the update's own accesses: another read of the array (`x[j]` in
+            // `x[i] -= L[i][j] * x[j]`) reads an element no thread updates.
+            let own = |a: AccessId| {
+                let st = &t.program.statements[id];
+                a == st.write || st.update.is_some_and(|u| u.read == a)
+            };
             let rewrites = |a: AccessId| {
-                if let Some(r) = reduction.filter(|r| t.program.accesses[a].array == r.array) {
+                if let Some(r) =
+                    reduction.filter(|r| t.program.accesses[a].array == r.array && own(a))
+                {
                     return Some(CExpr::name(r.partial.clone()));
                 }
                 indices

@@ -48,6 +48,52 @@ pub fn reduction_dependence(t: &Transformed, d: &Dependence) -> Option<ArrayId> 
     (own.contains(&d.source_access) && own.contains(&d.sink_access)).then_some(d.array)
 }
 
+/// Whether read `r` of source statement `id` never reads an element that the statement's
+/// update writes in the same launch of `kernel` (the loops it keeps on the host at the
+/// same values): `x[i] -= L[i][j] * x[j]` over `j < i`, with `i` on the host. Then the
+/// threads' partial results are the only pending writes, and the read sees what the C
+/// sees.
+fn reads_apart(t: &Transformed, kernel: &Kernel, id: StatementId, r: usize) -> bool {
+    let p = &t.program;
+    let st = &p.statements[id];
+    // Each host loop must be one of the statement's source loops (not a tile of one).
+    let host: Vec<&str> = kernel
+        .host_levels
+        .iter()
+        .map(|l| t.levels[*l].name.as_str())
+        .collect();
+    let fixed: Vec<usize> = (0..st.loops.len())
+        .filter(|&k| host.contains(&p.loops[st.loops[k]].iterator.as_str()))
+        .collect();
+    if fixed.len() != host.len() {
+        return false;
+    }
+    let ctx = Ctx::new();
+    let apart = || -> Result<bool, crate::poly::isl::IslError> {
+        let write = Map::parse(&ctx, &p.access_text(st.write, false))?;
+        let read = Map::parse(&ctx, &p.access_text(r, false))?;
+        // Pairs of instances, the first writing what the second reads.
+        let pairs = write.apply_range(&read.reverse()?)?;
+        let dims: Vec<String> = (0..st.loops.len()).map(|k| format!("d{k}")).collect();
+        let mut same: Vec<String> = fixed.iter().map(|k| format!("d{k} = 0")).collect();
+        same.push("0 = 0".into());
+        // The differences live in the statement's space (`S1[d0, d1]`).
+        let tuple = p.instance_tuple(id);
+        let name = tuple.split('[').next().unwrap_or_default();
+        let launch = Set::parse(
+            &ctx,
+            &format!(
+                "{}{{ {name}[{}] : {} }}",
+                p.params_prefix(),
+                dims.join(", "),
+                same.join(" and ")
+            ),
+        )?;
+        pairs.deltas()?.intersect(&launch)?.is_empty()
+    };
+    apart().unwrap_or(false)
+}
+
 /// Checks the variables `names` of `reduce={...}` for `kernel` and records them.
 pub fn reductions(t: &Transformed, kernel: &Kernel, names: &[String]) -> TResult<Vec<Reduction>> {
     let p = &t.program;
@@ -136,16 +182,15 @@ pub fn reductions(t: &Transformed, kernel: &Kernel, names: &[String]) -> TResult
             .note("the kernel's threads hold partial results until the kernel ends, so no other statement of the kernel may read or write the variable")
             .hint("cudaize that statement in a kernel of its own (a serial kernel: `cudaize(k, \"name\", {}, {})`)"));
         }
-        if let Some(r) = st
-            .reads
-            .iter()
-            .find(|r| **r != update.read && p.accesses[**r].array == a)
-        {
+        if let Some(r) = st.reads.iter().find(|r| {
+            **r != update.read && p.accesses[**r].array == a && !reads_apart(t, kernel, id, **r)
+        }) {
             return Err(TransformError::new(format!(
                 "line {} reads `{}` besides the element it updates",
                 st.line, p.accesses[*r].text
             ))
-            .hint("`reduce=` needs an update that reads the variable only in `x += e`"));
+            .note("in one launch it can read an element that the threads are still summing")
+            .hint("`reduce=` allows other reads of the variable only where they never touch an element the same launch updates (`x[j]` for `j < i` beside `x[i] -= e`)"));
         }
         if update.op == ReductionOp::Mul {
             return Err(TransformError::new(format!(
