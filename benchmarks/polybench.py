@@ -24,6 +24,18 @@ import time
 from deps_time import ROOT, commit_label, cpu_model, write_result
 
 
+def launches(cu):
+    """The kernels a generated file defines and how many of them one thread runs (gpucc
+    says `serial, one thread runs it` in the kernel's header comment)."""
+    for path in (cu, cu + ".rejected"):
+        if os.path.exists(path):
+            with open(path) as f:
+                text = f.read()
+            return {"kernels": text.count("__global__ void"),
+                    "single_thread": text.count("serial, one thread runs it")}
+    return {"kernels": None, "single_thread": None}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("polybench", help="a PolyBench/C 4.2.1 checkout")
@@ -58,13 +70,20 @@ def main():
             seconds = time.perf_counter() - start
             verdict = next((l for l in p.stderr.splitlines() + p.stdout.splitlines()
                             if l.startswith(("verified", "NOT verified", "error"))), "")
+            kernels = launches(os.path.join(scratch, name + ".cu"))
             results.append({"benchmark": name, "exit": p.returncode,
-                            "seconds": round(seconds, 2), "verdict": verdict})
-            print(f"{name:16} exit {p.returncode}  {seconds:6.2f} s  {verdict}", flush=True)
+                            "seconds": round(seconds, 2), "verdict": verdict, **kernels})
+            shape = (f"{kernels['kernels']} kernels, {kernels['single_thread']} single-thread"
+                     if kernels["kernels"] is not None else "no .cu")
+            print(f"{name:16} exit {p.returncode}  {seconds:6.2f} s  {shape:28} {verdict}",
+                  flush=True)
 
     times = [r["seconds"] for r in results]
     passed = sum(r["exit"] == 0 for r in results)
     what = "compiled (--no-verify)" if args.compile_only else "compiled and verified"
+    serial_only = [r["benchmark"] for r in results
+                   if r["kernels"] and r["kernels"] == r["single_thread"]]
+    print(f"every kernel single-thread in {len(serial_only)}: {', '.join(serial_only) or 'none'}")
     print(f"{passed} of {len(results)} {what}; wall time median {statistics.median(times):.2f} s,"
           f" max {max(times):.2f} s" if results else "no benchmark matched")
     date = datetime.date.today().isoformat()

@@ -52,6 +52,9 @@ pub struct Ranked {
     /// each is, the predicted time with it (or why it failed) against the time without,
     /// and whether it was kept.
     pub refinements: Vec<Refinement>,
+    /// Legal variants and parallel nests, for the recipe's notes.
+    variants: usize,
+    nests: usize,
 }
 
 /// A refinement tried on the chosen variants ([`Ranked::refinements`]).
@@ -82,7 +85,8 @@ pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Resul
     // Loops of launches with serial parts, or those nests whole in one thread: the
     // launches cost more than they save on short loops.
     let whole = strategy::plan(program, deps, o.device, o.sizes, false);
-    let mut with = rank_plan(split, program, deps, o)?;
+    let with = rank_plan(split, program, deps, o)?;
+    let mut with = demote_costly_nests(with, program, deps, o);
     let without = rank_plan(whole, program, deps, o)?;
     let kept = with.estimate.faster_than(without.estimate.rank());
     let refinement = Refinement {
@@ -97,6 +101,7 @@ pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Resul
     }
     with.considered = considered;
     with.refinements.insert(0, refinement);
+    with.write_recipe(program);
     Ok(with)
 }
 
@@ -388,28 +393,90 @@ fn attempt(
             compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &base)?
         }
     };
-    let variants: usize = legal.iter().map(|v| v.len()).sum();
-    let mut notes = vec![format!(
-        "Chosen among {considered} compiled candidates ({variants} legal variant{} of {} nest{}, their tile sizes, unrolling).",
-        if variants == 1 { "" } else { "s" },
-        legal.len(),
-        if legal.len() == 1 { "" } else { "s" }
-    )];
-    notes.push(format!(
-        "Predicted time on the device: {} (emulated, not measured).",
-        format_us(estimate.time_us)
-    ));
-    let recipe = plan.recipe(program, &refs, unroll, &notes);
-    Ok(Ok(Ranked {
+    let mut ranked = Ranked {
         plan,
         chosen,
         unroll,
-        recipe,
+        recipe: String::new(),
         estimate,
         considered,
         rows,
         refinements: tried,
-    }))
+        variants: legal.iter().map(|v| v.len()).sum(),
+        nests: legal.len(),
+    };
+    ranked.write_recipe(program);
+    Ok(Ok(ranked))
+}
+
+impl Ranked {
+    /// The recipe of the chosen variants, with its notes.
+    fn write_recipe(&mut self, program: &Program) {
+        let (variants, nests) = (self.variants, self.nests);
+        let notes = [
+            format!(
+                "Chosen among {} compiled candidates ({variants} legal variant{} of {nests} nest{}, their tile sizes, unrolling).",
+                self.considered,
+                if variants == 1 { "" } else { "s" },
+                if nests == 1 { "" } else { "s" }
+            ),
+            format!(
+                "Predicted time on the device: {} (emulated, not measured).",
+                format_us(self.estimate.time_us)
+            ),
+        ];
+        let refs: Vec<&Variant> = self.chosen.iter().collect();
+        self.recipe = self.plan.recipe(program, &refs, self.unroll, &notes);
+    }
+}
+
+/// Each parallel nest inside loops of launches run in one thread instead, where the
+/// emulator predicts that faster (its launches cost more than its threads save).
+fn demote_costly_nests(
+    mut r: Ranked,
+    program: &Program,
+    deps: &Dependences,
+    o: &mut RankOptions,
+) -> Ranked {
+    let mut k = 0;
+    while k < r.chosen.len() {
+        let nest = r.plan.nests()[k].clone();
+        if nest.host.is_empty() {
+            k += 1;
+            continue;
+        }
+        let line = program.loops[nest.root].line;
+        let mut plan = r.plan.clone();
+        plan.demote(
+            k,
+            format!(
+                "the nest at line {line} runs faster in one thread than launched at each iteration"
+            ),
+        );
+        let mut chosen = r.chosen.clone();
+        chosen.remove(k);
+        let refs: Vec<&Variant> = chosen.iter().collect();
+        let text = plan.recipe(program, &refs, r.unroll, &[]);
+        r.considered += 1;
+        let outcome = compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &text);
+        let kept = matches!(&outcome, Ok(est) if est.faster_than(r.estimate.rank()));
+        r.refinements.push(Refinement {
+            what: "a nest inside loops of launches run in one thread instead",
+            before_us: r.estimate.time_us,
+            outcome: outcome.as_ref().map(|e| e.time_us).map_err(|e| e.clone()),
+            kept,
+        });
+        match outcome {
+            Ok(est) if kept => {
+                r.plan = plan;
+                r.chosen = chosen;
+                r.estimate = est;
+            }
+            _ => k += 1,
+        }
+    }
+    r.write_recipe(program);
+    r
 }
 
 fn no_mapping(program: &Program, nest: &strategy::Nest, error: Option<String>) -> String {
