@@ -278,17 +278,24 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
             ));
         }
     }
+    let mut declared: Vec<&str> = Vec::new();
     for (a, array) in p.arrays.iter().enumerate() {
         if !uses.arrays.contains(&a) {
             continue;
         }
         match array.kind {
-            ArrayKind::Private { .. } => w.line(&format!(
-                "{} {}{};",
-                array.elem.c_name(),
-                array.name,
-                array.dims_text()
-            )),
+            // A scalar's private live ranges share its name, and one variable per thread:
+            // they follow one another in the thread.
+            ArrayKind::Private { .. } if declared.contains(&array.name.as_str()) => {}
+            ArrayKind::Private { .. } => {
+                declared.push(&array.name);
+                w.line(&format!(
+                    "{} {}{};",
+                    array.elem.c_name(),
+                    array.name,
+                    array.dims_text()
+                ));
+            }
             ArrayKind::Local
                 if array.is_const && array.initialized && t.placement(a) != Placement::Constant =>
             {

@@ -126,24 +126,29 @@ pub fn analyze(program: &mut Program) -> Result<Dependences, Diagnostics> {
     if which.is_empty() {
         return Ok(as_written);
     }
-    privatize::expand(program, &which);
+    let arrays = privatize::expand(program, &which);
     let mut deps = analyze_as_written(program).map_err(|e| diagnostic(program, e))?;
     deps.privatized = which
         .into_iter()
-        .map(|(array, loops)| {
+        .zip(arrays)
+        .map(|(web, array)| {
             // The loops no longer sequential because of it.
             let freed = (0..program.loops.len())
                 .filter(|&l| {
                     let before = &as_written.loops[l];
+                    let own = |d: &Dependence| {
+                        web.accesses.contains(&d.source_access)
+                            || web.accesses.contains(&d.sink_access)
+                    };
                     matches!(before, LoopKind::Sequential(blocking) if blocking
                         .iter()
-                        .any(|&k| as_written.dependences[k].array == array))
+                        .any(|&k| own(&as_written.dependences[k])))
                         && !matches!(deps.loops[l], LoopKind::Sequential(_))
                 })
                 .collect();
             privatize::Privatized {
                 array,
-                loops,
+                loops: web.loops,
                 freed,
             }
         })
