@@ -173,10 +173,10 @@ fn attempt(
             legal.push(ok);
         }
     }
-    let mut considered = 0;
-    // What each recipe text evaluated to: Phase IV starts from the values Phase III chose.
-    let mut memo = std::collections::HashMap::new();
-    let mut expected: usize = legal.iter().map(|v| v.len()).sum::<usize>() + 2;
+    let mut evals = Evaluations {
+        expected: legal.iter().map(|v| v.len()).sum::<usize>() + 2,
+        ..Default::default()
+    };
     let mut chosen: Vec<Variant> = legal.iter().map(|v| v[0].clone()).collect();
     let mut best: Option<((f64, f64), Estimate, String)> = None;
     // Phase III: each nest's variants with the others fixed.
@@ -193,15 +193,7 @@ fn attempt(
             .iter()
             .map(|c| text_of(&plan, program, c, 0))
             .collect();
-        let outcomes = evaluate_all(
-            program,
-            deps,
-            o,
-            &texts,
-            &mut memo,
-            &mut considered,
-            &mut expected,
-        );
+        let outcomes = evals.run(program, deps, o, &texts);
         let mut nest_best: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
@@ -254,7 +246,7 @@ fn attempt(
         if !combos.contains(&current) {
             combos.insert(0, current);
         }
-        expected += combos.len();
+        evals.expected += combos.len();
         let texts: Vec<String> = combos
             .iter()
             .map(|combo| {
@@ -263,15 +255,7 @@ fn attempt(
                 text_of(&plan, program, &trial, 0)
             })
             .collect();
-        let outcomes = evaluate_all(
-            program,
-            deps,
-            o,
-            &texts,
-            &mut memo,
-            &mut considered,
-            &mut expected,
-        );
+        let outcomes = evals.run(program, deps, o, &texts);
         let mut nest_best: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
@@ -296,15 +280,7 @@ fn attempt(
             .as_ref()
             .map(|(t, _, _)| *t)
             .unwrap_or((f64::INFINITY, f64::INFINITY));
-        let outcomes = evaluate_all(
-            program,
-            deps,
-            o,
-            &texts,
-            &mut memo,
-            &mut considered,
-            &mut expected,
-        );
+        let outcomes = evals.run(program, deps, o, &texts);
         let mut best_time = base_time;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
@@ -344,7 +320,7 @@ fn attempt(
     }
     let mut tried = Vec::new();
     if !trials.is_empty() {
-        expected += trials.len();
+        evals.expected += trials.len();
         let base_time = best
             .as_ref()
             .map(|(t, _, _)| *t)
@@ -353,15 +329,7 @@ fn attempt(
             .iter()
             .map(|(_, refined)| text_of(&plan, program, refined, unroll))
             .collect();
-        let outcomes = evaluate_all(
-            program,
-            deps,
-            o,
-            &texts,
-            &mut memo,
-            &mut considered,
-            &mut expected,
-        );
+        let outcomes = evals.run(program, deps, o, &texts);
         let mut fastest: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
             keep_best(&mut best, outcome, &texts[j]);
@@ -388,10 +356,13 @@ fn attempt(
     let base = plan.recipe(program, &refs, unroll, &[]);
     let estimate = match best {
         Some((_, est, ref text)) if *text == base => est,
-        _ => {
-            considered += 1;
-            compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &base)?
-        }
+        _ => match evals.memo.get(&base) {
+            Some(outcome) => outcome.clone()?,
+            None => {
+                evals.considered += 1;
+                compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &base)?
+            }
+        },
     };
     let mut ranked = Ranked {
         plan,
@@ -399,7 +370,7 @@ fn attempt(
         unroll,
         recipe: String::new(),
         estimate,
-        considered,
+        considered: evals.considered,
         rows,
         refinements: tried,
         variants: legal.iter().map(|v| v.len()).sum(),
@@ -502,66 +473,79 @@ fn spread(combos: &[Vec<i64>], n: usize) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// Compiles and estimates `texts`, on as many threads as the machine has cores; a text
-/// evaluated before (`memo`) is not compiled again, nor counted in `considered`.
-fn evaluate_all(
-    program: &Program,
-    deps: &Dependences,
-    o: &mut RankOptions,
-    texts: &[String],
-    memo: &mut std::collections::HashMap<String, Result<Estimate, String>>,
-    considered: &mut usize,
-    expected: &mut usize,
-) -> Vec<Result<Estimate, String>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let mut todo: Vec<usize> = Vec::new();
-    for (k, text) in texts.iter().enumerate() {
-        if !memo.contains_key(text) && !todo.iter().any(|&j| texts[j] == *text) {
-            todo.push(k);
+/// The recipes one ranking has compiled and estimated, by their texts: Phase IV starts
+/// from the values Phase III chose, and a text evaluated once is not compiled again.
+#[derive(Default)]
+struct Evaluations {
+    memo: std::collections::HashMap<String, Result<Estimate, String>>,
+    /// Recipes compiled.
+    considered: usize,
+    /// Evaluations expected so far, for the progress callback.
+    expected: usize,
+}
+
+impl Evaluations {
+    /// Compiles and estimates `texts`, on as many threads as the machine has cores; a
+    /// text evaluated before is not compiled again, nor counted in `considered`.
+    fn run(
+        &mut self,
+        program: &Program,
+        deps: &Dependences,
+        o: &mut RankOptions,
+        texts: &[String],
+    ) -> Vec<Result<Estimate, String>> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let mut todo: Vec<usize> = Vec::new();
+        for (k, text) in texts.iter().enumerate() {
+            if !self.memo.contains_key(text) && !todo.iter().any(|&j| texts[j] == *text) {
+                todo.push(k);
+            }
         }
+        self.expected -= texts.len() - todo.len();
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .clamp(1, 8)
+            .min(todo.len().max(1));
+        let next = AtomicUsize::new(0);
+        let (macros, device, sizes) = (o.macros, o.device, o.sizes);
+        let limits = crate::limits::current();
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            for _ in 0..workers {
+                let tx = tx.clone();
+                let (next, todo) = (&next, &todo);
+                scope.spawn(move || {
+                    crate::limits::with(limits, || loop {
+                        let j = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&k) = todo.get(j) else {
+                            break;
+                        };
+                        let r =
+                            compile_and_estimate(program, deps, macros, device, sizes, &texts[k]);
+                        if tx.send((k, r)).is_err() {
+                            break;
+                        }
+                    })
+                });
+            }
+            drop(tx);
+            for (k, r) in rx {
+                self.memo.insert(texts[k].clone(), r);
+                self.considered += 1;
+                (o.progress)(self.considered, self.expected);
+            }
+        });
+        texts
+            .iter()
+            .map(|t| {
+                self.memo
+                    .get(t)
+                    .cloned()
+                    .unwrap_or_else(|| Err("not evaluated".to_string()))
+            })
+            .collect()
     }
-    *expected -= texts.len() - todo.len();
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8)
-        .min(todo.len().max(1));
-    let next = AtomicUsize::new(0);
-    let (macros, device, sizes) = (o.macros, o.device, o.sizes);
-    let limits = crate::limits::current();
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        for _ in 0..workers {
-            let tx = tx.clone();
-            let (next, todo) = (&next, &todo);
-            scope.spawn(move || {
-                crate::limits::with(limits, || loop {
-                    let j = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&k) = todo.get(j) else {
-                        break;
-                    };
-                    let r = compile_and_estimate(program, deps, macros, device, sizes, &texts[k]);
-                    if tx.send((k, r)).is_err() {
-                        break;
-                    }
-                })
-            });
-        }
-        drop(tx);
-        for (k, r) in rx {
-            memo.insert(texts[k].clone(), r);
-            *considered += 1;
-            (o.progress)(*considered, *expected);
-        }
-    });
-    texts
-        .iter()
-        .map(|t| {
-            memo.get(t)
-                .cloned()
-                .unwrap_or_else(|| Err("not evaluated".to_string()))
-        })
-        .collect()
 }
 
 /// `12.3 us`, `4.56 ms`.
