@@ -1,4 +1,4 @@
--- gpucc-args: testsuite/recipe/kernels/host_serial.c
+-- gpucc-args: testsuite/strategy/kernels/host_loop_serial_part.c -D N=256
 -- `k` carries a dependence: the row kernel keeps it on the host (a loop of launches), and
 -- `cudaize` with statement 0 and no block or thread loops makes a serial kernel of the
 -- statement of `k`'s own body, launched at each iteration of `k` before the row kernel.
