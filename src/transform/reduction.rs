@@ -78,8 +78,7 @@ fn reads_apart(t: &Transformed, kernel: &Kernel, id: StatementId, r: usize) -> b
         let mut same: Vec<String> = fixed.iter().map(|k| format!("d{k} = 0")).collect();
         same.push("0 = 0".into());
         // The differences live in the statement's space (`S1[d0, d1]`).
-        let tuple = p.instance_tuple(id);
-        let name = tuple.split('[').next().unwrap_or_default();
+        let name = &st.name;
         let launch = Set::parse(
             &ctx,
             &format!(

@@ -38,7 +38,13 @@ pub fn cudaize_serial(
             _ => runs.push(k..k + 1),
         }
     }
-    let run = match statement {
+    // A run of whole top-level items, or of items under loops kept on the host.
+    let whole = |run: std::ops::Range<usize>| -> (Vec<usize>, Vec<usize>) {
+        let mut statements: Vec<usize> = items[run].iter().flatten().copied().collect();
+        statements.sort_unstable();
+        (statements, Vec::new())
+    };
+    let (statements, host_levels) = match statement {
         Some(s) => {
             let (id, line) = describe(s);
             if let Some(k) = t.kernel_of(s) {
@@ -53,37 +59,26 @@ pub fn cudaize_serial(
                 .position(|i| i.contains(&s))
                 .expect("every statement is in a top-level item");
             match runs.iter().find(|r| r.contains(&item)) {
-                Some(r) => r.clone(),
-                None if nested_run(t, s).is_some() => {
-                    let (statements, host_levels) = nested_run(t, s).expect("just found");
-                    t.kernels.push(Kernel {
-                        name: name.to_string(),
-                        blocks: Vec::new(),
-                        threads: Vec::new(),
-                        statements,
-                        host_levels,
-                        sizes,
-                        reductions: Vec::new(),
-                        min_blocks: None,
-                    });
-                    return Ok(());
-                }
-                None => {
-                    let k = items[item]
-                        .iter()
-                        .find_map(|x| t.kernel_of(*x))
-                        .expect("an item that is not free holds a kernel's statement");
-                    return Err(TransformError::new(format!(
+                Some(r) => whole(r.clone()),
+                None => match nested_run(t, s) {
+                    Some(found) => found,
+                    None => {
+                        let k = items[item]
+                            .iter()
+                            .find_map(|x| t.kernel_of(*x))
+                            .expect("an item that is not free holds a kernel's statement");
+                        return Err(TransformError::new(format!(
                         "statement {id} (line {line}) shares its outermost loop with statements of kernel `{}`",
                         t.kernels[k].name
                     ))
                     .note("a serial kernel takes whole loop nests")
                     .hint("give the other statements of the nest a kernel first with a statement number, or make one serial kernel of the whole nest before mapping any of it"));
-                }
+                    }
+                },
             }
         }
         None => match runs.as_slice() {
-            [one] => one.clone(),
+            [one] => whole(one.clone()),
             [] => {
                 // Statements left in loop nests that other kernels took part of.
                 let left = (0..t.statements.len()).find(|s| t.kernel_of(*s).is_none());
@@ -140,14 +135,12 @@ pub fn cudaize_serial(
             }
         },
     };
-    let mut statements: Vec<usize> = items[run].iter().flatten().copied().collect();
-    statements.sort_unstable();
     t.kernels.push(Kernel {
         name: name.to_string(),
         blocks: Vec::new(),
         threads: Vec::new(),
         statements,
-        host_levels: Vec::new(),
+        host_levels,
         sizes,
         reductions: Vec::new(),
         min_blocks: None,
