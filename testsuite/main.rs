@@ -21,5 +21,6 @@ mod recipe_cases;
 mod reliability_cases;
 mod robustness;
 mod strategy_cases;
+mod tune_cases;
 mod verify_cases;
 mod verify_failures;

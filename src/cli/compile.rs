@@ -343,6 +343,8 @@ fn rank_with_progress(
         device,
         sizes,
         progress: &mut progress,
+        known: None,
+        on_evaluated: None,
     };
     let r = tune::rank(program, deps, &mut options);
     bar.finish_and_clear();

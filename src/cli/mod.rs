@@ -10,6 +10,7 @@ mod compile;
 mod emulate;
 mod explain;
 mod options;
+mod tune;
 
 use options::{parse_define, parse_param, parse_size};
 
@@ -55,6 +56,9 @@ enum Command {
     /// Predict the time of the kernels (abstract kernel emulation) and name each one's
     /// bottleneck (sensitivity analysis).
     Emulate(EmulateArgs),
+    /// Search the variants (or a recipe's parameters) for the fastest at each size, with
+    /// a lower bound that skips what cannot win; every evaluation goes into a database.
+    Tune(tune::TuneArgs),
 }
 
 #[derive(Args, Debug)]
@@ -253,8 +257,16 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
     // `compile` is the default command: `gpucc FILE.c ...`.
     let mut args = args.to_vec();
     if let Some(first) = args.get(1) {
-        let is_command = ["compile", "deps", "verify", "strategies", "emulate", "help"]
-            .contains(&first.as_str());
+        let is_command = [
+            "compile",
+            "deps",
+            "verify",
+            "strategies",
+            "emulate",
+            "tune",
+            "help",
+        ]
+        .contains(&first.as_str());
         if !is_command && !first.starts_with('-') {
             args.insert(1, "compile".to_string());
         }
@@ -279,6 +291,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         Command::Verify(a) => a.input.limits(),
         Command::Strategies(a) => a.input.limits(),
         Command::Emulate(a) => a.input.limits(),
+        Command::Tune(a) => a.limits(),
     };
     crate::limits::with(limits, || match cli.command {
         Command::Compile(a) => compile::compile_command(&a, out, err, color),
@@ -286,6 +299,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         Command::Verify(a) => check::verify_command(&a, out, err, color),
         Command::Strategies(a) => compile::strategies_command(&a, out, err, color),
         Command::Emulate(a) => emulate::emulate_command(&a, out, err, color),
+        Command::Tune(a) => tune::tune_command(&a, out, err, color),
     })
 }
 

@@ -35,6 +35,9 @@ pub enum Detail {
 #[derive(Clone, Debug)]
 pub struct Estimate {
     pub time_us: f64,
+    /// The kernels' emulated times below their floors, summed ([`Self::rank`]).
+    pub emulated_us: f64,
+    /// Empty for an estimate read back from `gpucc tune`'s database ([`Self::recorded`]).
     pub kernels: Vec<KernelEmulation>,
 }
 
@@ -42,10 +45,16 @@ impl Estimate {
     /// What ranks variants: the predicted time, then, between variants the floor makes
     /// equal (memory-bound ones at the device's bandwidth), the emulated time below it.
     pub fn rank(&self) -> (f64, f64) {
-        (
-            self.time_us,
-            self.kernels.iter().map(|k| k.emulated_us).sum(),
-        )
+        (self.time_us, self.emulated_us)
+    }
+
+    /// An estimate known by its rank alone (recorded earlier), without kernel details.
+    pub fn recorded(rank: (f64, f64)) -> Estimate {
+        Estimate {
+            time_us: rank.0,
+            emulated_us: rank.1,
+            kernels: Vec::new(),
+        }
     }
 
     /// Whether this estimate ranks before `other` ([`Self::rank`]).
@@ -77,6 +86,7 @@ pub fn estimate(
     let kernels = kernel::emulate(t, g, device, sizes, detail, native)?;
     Ok(Estimate {
         time_us: kernels.iter().map(|k| k.time_us).sum(),
+        emulated_us: kernels.iter().map(|k| k.emulated_us).sum(),
         kernels,
     })
 }

@@ -495,6 +495,12 @@ impl Set {
         Ok(self.raw.dim(DimType::Set).map_err(|e| err("dim", e))? as usize)
     }
 
+    /// Whether the set is one product of intervals (isl's test: no existential variables,
+    /// each constraint on one dimension); `false` may also mean isl could not tell.
+    pub fn is_box(&self) -> IslResult<bool> {
+        self.raw.is_box().map_err(|e| err("is_box", e))
+    }
+
     /// The smallest and largest value of set dimension `pos` (over all parameter values).
     pub fn dim_range(&self, pos: usize) -> IslResult<(Bound, Bound)> {
         let lo = self

@@ -356,6 +356,36 @@ impl Program {
         }
     }
 
+    /// The number of values each loop around statement `s` takes (outermost first) when
+    /// its domain, with the parameters at `sizes`, is a box (every loop's range the same
+    /// whatever the loops around it): its instances are then their product. `None` for
+    /// other domains (triangles, strides, guards), a missing size, or when isl cannot tell.
+    pub fn box_ranges(&self, s: StatementId, sizes: &[(String, i64)]) -> Option<Vec<i64>> {
+        use super::isl::{Bound, Ctx, Set};
+        let ctx = Ctx::new();
+        let fix: Vec<String> = sizes
+            .iter()
+            .filter(|(n, _)| self.params.contains(n))
+            .map(|(n, v)| format!("{} = {v}", isl_name(n)))
+            .collect();
+        let mut text = self.domain_text(s);
+        if !fix.is_empty() {
+            let body = text.trim_end().trim_end_matches('}').to_string();
+            text = format!("{body} and {} }}", fix.join(" and "));
+        }
+        let set = Set::parse(&ctx, &text).ok()?;
+        let set = set.project_out_params().ok()?.simplify().ok()?;
+        if set.is_empty().ok()? || !set.is_box().ok()? {
+            return None;
+        }
+        (0..self.statements[s].loops.len())
+            .map(|k| match set.dim_range(k).ok()? {
+                (Bound::Finite(lo), Bound::Finite(hi)) if hi >= lo => Some(hi - lo + 1),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Whether the values the code writes into `array` depend, through any chain of
     /// statements, on a `float` value that the code computes (not an input): the program's
     /// `float` results may come out in another order on a GPU (a reduction split over

@@ -12,6 +12,7 @@ pub mod lexer;
 mod value;
 
 pub use interp::{run, ParamDecl, RunOptions, RunResult};
+pub use value::number_text;
 
 use crate::diag::{Diagnostic, Diagnostics, SourceFile, SourceId, Span};
 use crate::limits::Limits;

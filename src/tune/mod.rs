@@ -19,6 +19,14 @@ use crate::poly::Program;
 use crate::strategy::{self, Item, Plan, Variant};
 use crate::transform::Transformed;
 
+pub mod bound;
+pub mod db;
+pub mod search;
+
+/// Outcomes known before a ranking (read from `gpucc tune`'s database), by recipe text:
+/// the rank ([`Estimate::rank`]) or why the recipe failed.
+pub type Known = std::collections::HashMap<String, Result<(f64, f64), String>>;
+
 /// Parameter combinations tried per nest in Phase IV, at most.
 const MAX_COMBOS: usize = 12;
 
@@ -52,10 +60,19 @@ pub struct Ranked {
     /// each is, the predicted time with it (or why it failed) against the time without,
     /// and whether it was kept.
     pub refinements: Vec<Refinement>,
+    /// Every recipe text compiled and estimated, with its rank ([`Estimate::rank`]) or
+    /// why it failed: what `gpucc tune` records in its database.
+    pub evaluated: Vec<Evaluated>,
+    /// Outcomes taken from [`RankOptions::known`] instead of compiling.
+    pub reused: usize,
     /// Legal variants and parallel nests, for the recipe's notes.
     variants: usize,
     nests: usize,
 }
+
+/// A recipe text and its outcome: the predicted time and the emulated time below the
+/// floor ([`Estimate::rank`]), or why it failed.
+pub type Evaluated = (String, Result<(f64, f64), String>);
 
 /// A refinement tried on the chosen variants ([`Ranked::refinements`]).
 #[derive(Clone, Debug)]
@@ -66,6 +83,9 @@ pub struct Refinement {
     pub kept: bool,
 }
 
+/// Called with a recipe text and its outcome ([`RankOptions::on_evaluated`]).
+pub type OnEvaluated<'a> = dyn FnMut(&str, &Result<Estimate, String>) + 'a;
+
 /// What ranking needs besides the program.
 pub struct RankOptions<'a> {
     pub macros: &'a MacroTable,
@@ -74,6 +94,10 @@ pub struct RankOptions<'a> {
     pub sizes: &'a [(String, i64)],
     /// Called with (evaluations done, evaluations expected so far).
     pub progress: &'a mut dyn FnMut(usize, usize),
+    /// Outcomes to take instead of compiling their recipes again.
+    pub known: Option<&'a Known>,
+    /// Called with each recipe compiled and its outcome, as soon as it has one.
+    pub on_evaluated: Option<&'a mut OnEvaluated<'a>>,
 }
 
 /// Ranks the variants of `program` and returns the best recipe.
@@ -96,10 +120,15 @@ pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Resul
         kept,
     };
     let considered = with.considered + without.considered;
+    let (with_reused, without_reused) = (with.reused, without.reused);
+    let mut evaluated = std::mem::take(&mut with.evaluated);
+    evaluated.extend(without.evaluated.iter().cloned());
     if !kept {
         with = without;
     }
     with.considered = considered;
+    with.evaluated = evaluated;
+    with.reused = with_reused + without_reused;
     with.refinements.insert(0, refinement);
     with.write_recipe(program);
     Ok(with)
@@ -123,16 +152,15 @@ fn rank_plan(
 /// A nest none of whose variants compiles: its number and why.
 type Demotion = (usize, String);
 
-fn keep_best(
-    best: &mut Option<((f64, f64), Estimate, String)>,
-    outcome: &Result<Estimate, String>,
-    text: &str,
-) {
+/// Makes `outcome` the best if it is faster; whether it was.
+fn keep_best(best: &mut Best, outcome: &Result<Estimate, String>, text: &str) -> bool {
     if let Ok(est) = outcome {
         if best.as_ref().is_none_or(|(b, _, _)| est.faster_than(*b)) {
             *best = Some((est.rank(), est.clone(), text.to_string()));
+            return true;
         }
     }
+    false
 }
 
 fn attempt(
@@ -178,7 +206,7 @@ fn attempt(
         ..Default::default()
     };
     let mut chosen: Vec<Variant> = legal.iter().map(|v| v[0].clone()).collect();
-    let mut best: Option<((f64, f64), Estimate, String)> = None;
+    let mut best: Best = None;
     // Phase III: each nest's variants with the others fixed.
     for k in 0..legal.len() {
         let trials: Vec<Vec<Variant>> = legal[k]
@@ -269,12 +297,65 @@ fn attempt(
             chosen[k] = chosen[k].with_values(&combos[j]);
         }
     }
+    let (chosen, unroll, tried) = refine(&plan, program, deps, o, &mut evals, chosen, &mut best);
+    // The final recipe, with its notes (also when every nest runs serially).
+    let refs: Vec<&Variant> = chosen.iter().collect();
+    let base = plan.recipe(program, &refs, unroll, &[]);
+    let estimate = match best {
+        Some((_, est, ref text)) if *text == base => est,
+        _ => match evals.memo.get(&base) {
+            Some(outcome) => outcome.clone()?,
+            None => {
+                evals.considered += 1;
+                let outcome =
+                    compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &base);
+                if let Some(record) = o.on_evaluated.as_mut() {
+                    record(&base, &outcome);
+                }
+                evals.memo.insert(base.clone(), outcome.clone());
+                outcome?
+            }
+        },
+    };
+    let mut ranked = Ranked {
+        plan,
+        chosen,
+        unroll,
+        recipe: String::new(),
+        estimate,
+        considered: evals.considered,
+        rows,
+        refinements: tried,
+        evaluated: evals.evaluated(),
+        reused: evals.reused,
+        variants: legal.iter().map(|v| v.len()).sum(),
+        nests: legal.len(),
+    };
+    ranked.write_recipe(program);
+    Ok(Ok(ranked))
+}
+
+/// The best guess so far: its rank, estimate and recipe text.
+type Best = Option<((f64, f64), Estimate, String)>;
+
+/// The last steps of a ranking, on the chosen variants: the unroll depth, then wide and
+/// double-buffered copies into shared memory. Returns the variants, the unroll depth and
+/// the refinements tried.
+pub(crate) fn refine(
+    plan: &Plan,
+    program: &Program,
+    deps: &Dependences,
+    o: &mut RankOptions,
+    evals: &mut Evaluations,
+    mut chosen: Vec<Variant>,
+    best: &mut Best,
+) -> (Vec<Variant>, usize, Vec<Refinement>) {
     // The unroll depth, where unrolling applies cleanly (no loop left out).
     let mut unroll = 0;
     if !chosen.is_empty() {
         let texts: Vec<String> = [1, 2]
             .iter()
-            .map(|d| text_of(&plan, program, &chosen, *d))
+            .map(|d| text_of(plan, program, &chosen, *d))
             .collect();
         let base_time = best
             .as_ref()
@@ -283,7 +364,7 @@ fn attempt(
         let outcomes = evals.run(program, deps, o, &texts);
         let mut best_time = base_time;
         for (j, outcome) in outcomes.iter().enumerate() {
-            keep_best(&mut best, outcome, &texts[j]);
+            keep_best(best, outcome, &texts[j]);
             if let Ok(est) = outcome {
                 if est.faster_than(best_time) {
                     best_time = est.rank();
@@ -327,12 +408,12 @@ fn attempt(
             .unwrap_or((f64::INFINITY, f64::INFINITY));
         let texts: Vec<String> = trials
             .iter()
-            .map(|(_, refined)| text_of(&plan, program, refined, unroll))
+            .map(|(_, refined)| text_of(plan, program, refined, unroll))
             .collect();
         let outcomes = evals.run(program, deps, o, &texts);
         let mut fastest: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
-            keep_best(&mut best, outcome, &texts[j]);
+            keep_best(best, outcome, &texts[j]);
             if let Ok(est) = outcome {
                 if est.faster_than(base_time) && fastest.is_none_or(|(b, _)| est.faster_than(b)) {
                     fastest = Some((est.rank(), j));
@@ -351,33 +432,7 @@ fn attempt(
             chosen = trials.swap_remove(j).1;
         }
     }
-    // The final recipe, with its notes (also when every nest runs serially).
-    let refs: Vec<&Variant> = chosen.iter().collect();
-    let base = plan.recipe(program, &refs, unroll, &[]);
-    let estimate = match best {
-        Some((_, est, ref text)) if *text == base => est,
-        _ => match evals.memo.get(&base) {
-            Some(outcome) => outcome.clone()?,
-            None => {
-                evals.considered += 1;
-                compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &base)?
-            }
-        },
-    };
-    let mut ranked = Ranked {
-        plan,
-        chosen,
-        unroll,
-        recipe: String::new(),
-        estimate,
-        considered: evals.considered,
-        rows,
-        refinements: tried,
-        variants: legal.iter().map(|v| v.len()).sum(),
-        nests: legal.len(),
-    };
-    ranked.write_recipe(program);
-    Ok(Ok(ranked))
+    (chosen, unroll, tried)
 }
 
 impl Ranked {
@@ -428,8 +483,22 @@ fn demote_costly_nests(
         chosen.remove(k);
         let refs: Vec<&Variant> = chosen.iter().collect();
         let text = plan.recipe(program, &refs, r.unroll, &[]);
-        r.considered += 1;
-        let outcome = compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &text);
+        let outcome = match o.known.and_then(|known| known.get(&text)) {
+            Some(outcome) => {
+                r.reused += 1;
+                outcome.clone().map(Estimate::recorded)
+            }
+            None => {
+                r.considered += 1;
+                let outcome =
+                    compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &text);
+                if let Some(record) = o.on_evaluated.as_mut() {
+                    record(&text, &outcome);
+                }
+                outcome
+            }
+        };
+        r.evaluated.push((text.clone(), outcome_rank(&outcome)));
         let kept = matches!(&outcome, Ok(est) if est.faster_than(r.estimate.rank()));
         r.refinements.push(Refinement {
             what: "a nest inside loops of launches run in one thread instead",
@@ -476,18 +545,28 @@ fn spread(combos: &[Vec<i64>], n: usize) -> Vec<Vec<i64>> {
 /// The recipes one ranking has compiled and estimated, by their texts: Phase IV starts
 /// from the values Phase III chose, and a text evaluated once is not compiled again.
 #[derive(Default)]
-struct Evaluations {
-    memo: std::collections::HashMap<String, Result<Estimate, String>>,
+pub(crate) struct Evaluations {
+    pub(crate) memo: std::collections::HashMap<String, Result<Estimate, String>>,
     /// Recipes compiled.
-    considered: usize,
+    pub(crate) considered: usize,
     /// Evaluations expected so far, for the progress callback.
-    expected: usize,
+    pub(crate) expected: usize,
+    /// Outcomes taken from [`RankOptions::known`] instead of compiling.
+    pub(crate) reused: usize,
 }
 
 impl Evaluations {
+    /// Every text evaluated, with its outcome.
+    pub(crate) fn evaluated(&self) -> Vec<Evaluated> {
+        self.memo
+            .iter()
+            .map(|(t, r)| (t.clone(), outcome_rank(r)))
+            .collect()
+    }
+
     /// Compiles and estimates `texts`, on as many threads as the machine has cores; a
     /// text evaluated before is not compiled again, nor counted in `considered`.
-    fn run(
+    pub(crate) fn run(
         &mut self,
         program: &Program,
         deps: &Dependences,
@@ -497,8 +576,16 @@ impl Evaluations {
         use std::sync::atomic::{AtomicUsize, Ordering};
         let mut todo: Vec<usize> = Vec::new();
         for (k, text) in texts.iter().enumerate() {
-            if !self.memo.contains_key(text) && !todo.iter().any(|&j| texts[j] == *text) {
-                todo.push(k);
+            if self.memo.contains_key(text) || todo.iter().any(|&j| texts[j] == *text) {
+                continue;
+            }
+            match o.known.and_then(|known| known.get(text)) {
+                Some(outcome) => {
+                    let outcome = outcome.clone().map(Estimate::recorded);
+                    self.memo.insert(text.clone(), outcome);
+                    self.reused += 1;
+                }
+                None => todo.push(k),
             }
         }
         self.expected -= texts.len() - todo.len();
@@ -531,6 +618,9 @@ impl Evaluations {
             }
             drop(tx);
             for (k, r) in rx {
+                if let Some(record) = o.on_evaluated.as_mut() {
+                    record(&texts[k], &r);
+                }
                 self.memo.insert(texts[k].clone(), r);
                 self.considered += 1;
                 (o.progress)(self.considered, self.expected);
@@ -586,7 +676,23 @@ pub fn describe(p: &Program, v: &Variant) -> String {
     )
 }
 
-/// Runs one of gpucc's own recipes on the program (legality only).
+/// How `gpucc tune` gives a user's recipe its parameter values: a last line
+/// `-- gpucc tune: -P TI=32 -P TJ=16` (a comment, so the text stays a recipe).
+pub const PARAM_LINE: &str = "-- gpucc tune:";
+
+/// The `-P` values of a text's [`PARAM_LINE`], if it has one.
+pub fn marked_params(text: &str) -> Vec<(String, String)> {
+    let Some(line) = text.lines().rev().find(|l| l.starts_with(PARAM_LINE)) else {
+        return Vec::new();
+    };
+    line[PARAM_LINE.len()..]
+        .split("-P")
+        .filter_map(|p| p.trim().split_once('='))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+/// Runs one of gpucc's own recipes (or a user's, with [`PARAM_LINE`]) on the program.
 fn interpret(
     program: &Program,
     deps: &Dependences,
@@ -597,8 +703,9 @@ fn interpret(
     let id = sources.add(SourceFile::new("(variant)", text));
     let recipe = crate::recipe::parse(sources.get(id), id).map_err(|d| first_message(&d))?;
     let t = Transformed::new(program.clone(), deps.clone());
+    let params = marked_params(text);
     let options = crate::recipe::RunOptions {
-        params: &[],
+        params: &params,
         macros,
     };
     let own = crate::limits::current().for_own_recipes();
@@ -634,7 +741,12 @@ fn compile_and_estimate(
     )
 }
 
-fn first_message(d: &[crate::diag::Diagnostic]) -> String {
+/// An outcome's rank, or why it failed.
+pub(crate) fn outcome_rank(r: &Result<Estimate, String>) -> Result<(f64, f64), String> {
+    r.as_ref().map(|e| e.rank()).map_err(|e| e.clone())
+}
+
+pub(crate) fn first_message(d: &[crate::diag::Diagnostic]) -> String {
     d.first()
         .map(|d| d.message.clone())
         .unwrap_or_else(|| "refused".to_string())

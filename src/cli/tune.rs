@@ -1,0 +1,650 @@
+//! `gpucc tune`: searches the variants of a kernel (or a recipe's parameters) for the
+//! fastest at each size asked, records every evaluation in a database, and reports the
+//! best per size; `gpucc tune merge` combines databases.
+
+use super::compile::analyze_one;
+use super::compile::device;
+use super::{InputArgs, EXIT_CHECK_NOT_RUN, EXIT_OK, EXIT_USAGE, EXIT_USER_ERROR};
+use crate::device::Device;
+use crate::tune::db::{self, Database, Key, Record};
+use crate::tune::search::{self, SearchOptions, Searched};
+use crate::tune::{format_us, RankOptions};
+use clap::{Args, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub(super) struct TuneArgs {
+    #[command(subcommand)]
+    action: Option<TuneAction>,
+    #[command(flatten)]
+    input: Option<InputArgs>,
+    /// Tune this recipe's parameters (`param(...)` candidates) instead of gpucc's own
+    /// variants.
+    #[arg(long, value_name = "R.lua")]
+    recipe: Option<PathBuf>,
+    /// A size to tune for, one per option: `--size N=4096` (a `#define`d size),
+    /// `--size ni=512,nj=512,nk=256` (sizes known at run time), `--size ni,nj,nk=512`
+    /// (several names, one value). Default: the sizes as written (1024 for run-time ones).
+    #[arg(long = "size", value_name = "NAME=VALUE[,...]", value_parser = parse_size_point)]
+    sizes: Vec<Vec<(String, i64)>>,
+    /// What judges the variants: `emulator` (the performance emulator alone: every time
+    /// it prints is a prediction) or `gpu` (timed on this machine's GPU).
+    #[arg(
+        long = "device",
+        value_name = "emulator|gpu",
+        default_value = "emulator"
+    )]
+    judge: String,
+    /// The device description the emulator predicts for (benchmarks/devices/).
+    #[arg(long = "emulate-as", value_name = "NAME", default_value = "h100")]
+    model: String,
+    /// Stop after this many new evaluations per size (`40`) or this long in all (`90s`,
+    /// `5m`, `1h`); the report says when the search was cut short.
+    #[arg(long, value_name = "RUNS|DURATION", value_parser = parse_budget)]
+    budget: Option<Budget>,
+    /// The tuning database: read first (what it holds is not evaluated again), appended
+    /// to as each evaluation ends.
+    #[arg(long, value_name = "FILE", default_value = "gpucc-tune.jsonl")]
+    db: PathBuf,
+    /// Evaluate every candidate, none skipped by the lower bound.
+    #[arg(long)]
+    exhaustive: bool,
+    /// Write the best recipe of each size into this directory.
+    #[arg(short = 'o', value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum TuneAction {
+    /// Combine tuning databases (shards, machines) into one; each evaluation once.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+struct MergeArgs {
+    /// The databases to combine.
+    #[arg(required = true, value_name = "DB.jsonl")]
+    inputs: Vec<PathBuf>,
+    /// Where to write the result (may be one of the inputs).
+    #[arg(short = 'o', value_name = "OUT.jsonl")]
+    output: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Budget {
+    Runs(usize),
+    Time(Duration),
+}
+
+impl TuneArgs {
+    pub(super) fn limits(&self) -> crate::limits::Limits {
+        self.input
+            .as_ref()
+            .map_or_else(crate::limits::Limits::default, InputArgs::limits)
+    }
+}
+
+fn parse_budget(text: &str) -> Result<Budget, String> {
+    let t = text.trim();
+    if let Ok(n) = t.parse::<usize>() {
+        return if n > 0 {
+            Ok(Budget::Runs(n))
+        } else {
+            Err("a budget of 0 runs evaluates nothing".into())
+        };
+    }
+    let (number, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
+    let scale = match unit {
+        "s" => 1,
+        "m" | "min" => 60,
+        "h" => 3600,
+        _ => 0,
+    };
+    match number.parse::<u64>() {
+        Ok(n) if scale > 0 && n > 0 => Ok(Budget::Time(Duration::from_secs(n * scale))),
+        _ => Err(format!(
+            "`{text}` is not a budget (a number of runs, `40`, or a duration, `90s`, `5m`, `1h`)"
+        )),
+    }
+}
+
+/// `ni=512,nj=256` or `ni,nj,nk=512`.
+fn parse_size_point(text: &str) -> Result<Vec<(String, i64)>, String> {
+    let mut out: Vec<(String, i64)> = Vec::new();
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let mut pending: Vec<&str> = Vec::new();
+    for part in parts {
+        match part.split_once('=') {
+            None => pending.push(part),
+            Some((name, value)) => {
+                let (name, v) = super::options::parse_size(&format!("{name}={value}"))?;
+                for p in pending.drain(..) {
+                    out.push((super::options::parse_size(&format!("{p}={v}"))?.0, v));
+                }
+                out.push((name, v));
+            }
+        }
+    }
+    if !pending.is_empty() || out.is_empty() {
+        return Err(format!(
+            "`{text}` gives no value to {} (expected NAME=VALUE, `ni=512,nj=512` or `ni,nj=512`)",
+            if pending.is_empty() {
+                "any name".to_string()
+            } else {
+                pending.join(", ")
+            }
+        ));
+    }
+    Ok(out)
+}
+
+pub(super) fn tune_command(
+    a: &TuneArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    color: bool,
+) -> i32 {
+    if let Some(TuneAction::Merge(m)) = &a.action {
+        return merge_command(m, out, err);
+    }
+    let Some(input) = &a.input else {
+        let _ = writeln!(
+            err,
+            "error: gpucc tune needs a C file\n  = hint: gpucc tune FILE.c --size N=4096, or gpucc tune merge A.jsonl B.jsonl -o OUT.jsonl"
+        );
+        return EXIT_USAGE;
+    };
+    match a.judge.as_str() {
+        "emulator" => {}
+        "gpu" => {
+            let why = match crate::gpu::probe() {
+                Err(why) => format!("no GPU to time on: {why}"),
+                Ok(gpu) => format!(
+                    "timing variants on the GPU ({}) is not built yet: gpucc tune ranks with the emulator only",
+                    gpu.name
+                ),
+            };
+            let _ = writeln!(
+                err,
+                "error: {why}\n  = hint: --device emulator ranks by the emulator alone (predictions, not measurements)"
+            );
+            return EXIT_CHECK_NOT_RUN;
+        }
+        other => {
+            let _ = writeln!(
+                err,
+                "error: --device {other}: gpucc tune runs on `emulator` or `gpu`\n  = hint: the device the emulator predicts for is --emulate-as NAME (h100, h200, ...)"
+            );
+            return EXIT_USAGE;
+        }
+    }
+    let device = match device(&a.model, err) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    let recipe = match &a.recipe {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => Some(text),
+            Err(e) => {
+                let _ = writeln!(
+                    err,
+                    "error: cannot read the recipe `{}`: {e}\n  = hint: check the path",
+                    path.display()
+                );
+                return EXIT_USER_ERROR;
+            }
+        },
+    };
+    let mut database = match Database::open(&a.db) {
+        Ok(d) => d,
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "error: {e}\n  = hint: name another database with --db FILE, or move this one aside"
+            );
+            return EXIT_USER_ERROR;
+        }
+    };
+    let text = std::fs::read_to_string(&input.file).unwrap_or_default();
+    let mut identity = text.clone();
+    for (n, v) in &input.define {
+        identity.push_str(&format!("\n-D {n}={v}"));
+    }
+    if let Some(f) = &input.function {
+        identity.push_str(&format!("\n--function {f}"));
+    }
+    if let Some(r) = &recipe {
+        identity.push_str(&format!("\n--recipe\n{r}"));
+    }
+    let file_name = input.file.file_name().map_or_else(
+        || input.file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let kernel = format!("{file_name}@{}", db::text_hash(&identity));
+    let points = if a.sizes.is_empty() {
+        vec![Vec::new()]
+    } else {
+        a.sizes.clone()
+    };
+    let deadline = match a.budget {
+        Some(Budget::Time(d)) => Some(Instant::now() + d),
+        _ => None,
+    };
+    let runs = match a.budget {
+        Some(Budget::Runs(n)) => Some(n),
+        _ => None,
+    };
+    let mut reports = Vec::new();
+    for point in &points {
+        let size = match tune_size(
+            a,
+            input,
+            &device,
+            recipe.as_deref(),
+            point,
+            &kernel,
+            &mut database,
+            runs,
+            deadline,
+            err,
+            color,
+        ) {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        reports.push(size);
+    }
+    if let Some(dir) = &a.output {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            let _ = writeln!(err, "error: cannot create `{}`: {e}", dir.display());
+            return EXIT_USER_ERROR;
+        }
+        let stem = input.file.file_stem().map_or_else(
+            || "kernel".to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        for r in &mut reports {
+            let name = if r.label.is_empty() {
+                format!("{stem}.lua")
+            } else {
+                format!(
+                    "{stem}-{}.lua",
+                    r.label.replace(['=', ','], "").replace(' ', "-")
+                )
+            };
+            let path = dir.join(name);
+            let mut text = r.searched.recipe.clone();
+            if !r.searched.params.is_empty() {
+                let values: Vec<String> = r
+                    .searched
+                    .params
+                    .iter()
+                    .map(|(n, v)| format!("-P {n}={v}"))
+                    .collect();
+                text = format!("-- Tuned values (gpucc tune): {}\n{text}", values.join(" "));
+            }
+            if let Err(e) = std::fs::write(&path, text) {
+                let _ = writeln!(err, "error: cannot write `{}`: {e}", path.display());
+                return EXIT_USER_ERROR;
+            }
+            r.written = Some(path);
+        }
+    }
+    let text = if a.json {
+        json_report(input, &device, &a.db, &reports)
+    } else {
+        text_report(input, &device, &a.db, &reports)
+    };
+    let _ = write!(out, "{text}");
+    EXIT_OK
+}
+
+/// What tuning at one size found.
+struct SizeReport {
+    /// `ni=512, nj=512` (empty: the sizes as written).
+    label: String,
+    searched: Searched,
+    written: Option<PathBuf>,
+    /// With a user's recipe: the command line that compiles the best values.
+    replay: Option<String>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn tune_size(
+    a: &TuneArgs,
+    input: &InputArgs,
+    device: &Device,
+    recipe: Option<&str>,
+    point: &[(String, i64)],
+    kernel: &str,
+    database: &mut Database,
+    runs: Option<usize>,
+    deadline: Option<Instant>,
+    err: &mut dyn Write,
+    color: bool,
+) -> Result<SizeReport, i32> {
+    // A name the code keeps symbolic is a size for the emulator; any other is a macro.
+    let first = analyze_one(input, "gpucc tune tunes one", err, color)?;
+    let params = first.programs[0].0.params.clone();
+    let (symbolic, macros): (Vec<_>, Vec<_>) =
+        point.iter().cloned().partition(|(n, _)| params.contains(n));
+    let analysis = if macros.is_empty() {
+        first
+    } else {
+        let unknown: Vec<&str> = macros
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .filter(|n| first.macros.get(n).is_none())
+            .collect();
+        if !unknown.is_empty() {
+            let known = if params.is_empty() {
+                "the code has no sizes known only at run time".to_string()
+            } else {
+                format!("its sizes known at run time are {}", params.join(", "))
+            };
+            let _ = writeln!(
+                err,
+                "error: --size names {}, neither a size of the code nor a macro of `{}`\n  = note: {known}\n  = hint: name a `#define`d size or an int parameter of the function",
+                unknown.join(", "),
+                input.file.display()
+            );
+            return Err(EXIT_USAGE);
+        }
+        let mut with = input.clone();
+        with.define
+            .extend(macros.iter().map(|(n, v)| (n.clone(), v.to_string())));
+        analyze_one(&with, "gpucc tune tunes one", err, color)?
+    };
+    let (program, deps) = &analysis.programs[0];
+    let label = point
+        .iter()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let key = Key {
+        device: device.name.clone(),
+        driver: "emulator".to_string(),
+        gpucc: env!("CARGO_PKG_VERSION").to_string(),
+        kernel: kernel.to_string(),
+        size: label.clone(),
+    };
+    let known = database.known(&key, "emulator");
+    let bar = if color {
+        indicatif::ProgressBar::new(0)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "gpucc: tuning {prefix} {bar:30} {pos}/{len} eta {eta} {msg}",
+    ) {
+        bar.set_style(style);
+    }
+    bar.set_prefix(if label.is_empty() {
+        "as written".to_string()
+    } else {
+        label.clone()
+    });
+    let best = std::cell::Cell::new(f64::INFINITY);
+    let mut failed_write: Option<String> = None;
+    let mut record = |text: &str, outcome: &Result<crate::emulator::Estimate, String>| {
+        if let Ok(e) = outcome {
+            if e.time_us < best.get() {
+                best.set(e.time_us);
+                bar.set_message(format!("best {} (emulated)", format_us(e.time_us)));
+            }
+        }
+        let r = Record {
+            key: key.clone(),
+            source: "emulator".to_string(),
+            recipe: text.to_string(),
+            time_us: outcome.as_ref().ok().map(|e| e.time_us),
+            below_floor_us: outcome.as_ref().ok().map(|e| e.emulated_us),
+            error: outcome.as_ref().err().cloned(),
+            date: db::now(),
+        };
+        if let Err(e) = database.append(&[r]) {
+            failed_write.get_or_insert(e);
+        }
+    };
+    let mut progress = |done: usize, total: usize| {
+        bar.set_length(total.max(done) as u64);
+        bar.set_position(done as u64);
+    };
+    let mut options = RankOptions {
+        macros: &analysis.macros,
+        device,
+        sizes: &symbolic,
+        progress: &mut progress,
+        known: Some(&known),
+        on_evaluated: Some(&mut record),
+    };
+    let s = SearchOptions {
+        exhaustive: a.exhaustive,
+        runs,
+        deadline,
+    };
+    let result = match recipe {
+        Some(r) => search::search_params(program, deps, &mut options, r, &s),
+        None => search::search(program, deps, &mut options, &s),
+    };
+    bar.finish_and_clear();
+    if let Some(e) = failed_write {
+        let _ = writeln!(
+            err,
+            "error: {e}\n  = hint: name another database with --db FILE"
+        );
+        return Err(EXIT_USER_ERROR);
+    }
+    match result {
+        Ok(searched) => {
+            let replay = a.recipe.as_ref().map(|r| {
+                let mut line = format!("gpucc {} --recipe {}", input.file.display(), r.display());
+                for (n, v) in input
+                    .define
+                    .iter()
+                    .cloned()
+                    .chain(macros.iter().map(|(n, v)| (n.clone(), v.to_string())))
+                {
+                    line.push_str(&format!(" -D {n}={v}"));
+                }
+                for (n, v) in &searched.params {
+                    line.push_str(&format!(" -P {n}={v}"));
+                }
+                line
+            });
+            Ok(SizeReport {
+                label,
+                searched,
+                written: None,
+                replay,
+            })
+        }
+        Err(why) => {
+            let _ = writeln!(
+                err,
+                "error: gpucc tune found nothing to run for {} at {}: {why}\n  = hint: check the recipe, or compile with gpucc FILE.c to see the diagnostics",
+                program.unit.describe(),
+                if label.is_empty() { "the sizes as written" } else { &label }
+            );
+            Err(EXIT_USER_ERROR)
+        }
+    }
+}
+
+fn text_report(
+    input: &InputArgs,
+    device: &Device,
+    db: &std::path::Path,
+    reports: &[SizeReport],
+) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "gpucc tune: {} for the {} (emulated, not measured); database {}",
+        input.file.display(),
+        device.name,
+        db.display()
+    );
+    for r in reports {
+        let s = &r.searched;
+        let _ = writeln!(
+            t,
+            "\nsize {}",
+            if r.label.is_empty() {
+                "as written"
+            } else {
+                &r.label
+            }
+        );
+        let _ = writeln!(
+            t,
+            "  best          {:>10}  {}",
+            format_us(s.estimate.time_us),
+            s.description
+        );
+        match &s.first.1 {
+            Ok(us) => {
+                let _ = writeln!(
+                    t,
+                    "  without tune  {:>10}  {} (the tuned best is {:.2}x faster)",
+                    format_us(*us),
+                    s.first.0,
+                    us / s.estimate.time_us
+                );
+            }
+            Err(why) => {
+                let _ = writeln!(t, "  without tune  {:>10}  {} ({why})", "failed", s.first.0);
+            }
+        }
+        let _ = writeln!(
+            t,
+            "  searched      {} {}, {} skipped by the lower bound; {} recipes compiled, {} outcomes read from the database{}",
+            s.space,
+            if s.params.is_empty() { "candidates (variants x tile sizes)" } else { "combinations of the recipe's parameters" },
+            s.pruned,
+            s.compiled,
+            s.reused,
+            if s.cut_short { "; cut short by the budget (the best found may not be the best)" } else { "" }
+        );
+        if !s.variants.is_empty() {
+            let _ = writeln!(t, "  variants, by lower bound:");
+            for v in &s.variants {
+                let what = if v.pruned {
+                    "skipped".to_string()
+                } else {
+                    match v.best_us {
+                        Some(b) => {
+                            format!("best {}, {}/{} tried", format_us(b), v.evaluated, v.combos)
+                        }
+                        None if v.evaluated == 0 => "not evaluated (budget)".to_string(),
+                        None => format!("none compiles, {}/{} tried", v.evaluated, v.combos),
+                    }
+                };
+                let _ = writeln!(
+                    t,
+                    "    bound {:>10}  {:<32}  {}",
+                    format_us(v.bound.us),
+                    what,
+                    v.description
+                );
+            }
+        }
+        if let Some(line) = &r.replay {
+            let _ = writeln!(t, "  replay        {line}");
+        }
+        match &r.written {
+            Some(p) => {
+                let _ = writeln!(t, "  recipe        {}", p.display());
+            }
+            None if s.params.is_empty() => {
+                let _ = writeln!(t, "  recipe:");
+                for line in s.recipe.lines() {
+                    let _ = writeln!(t, "    {line}");
+                }
+            }
+            None => {}
+        }
+    }
+    t
+}
+
+fn json_report(
+    input: &InputArgs,
+    device: &Device,
+    db: &std::path::Path,
+    reports: &[SizeReport],
+) -> String {
+    let sizes: Vec<serde_json::Value> = reports
+        .iter()
+        .map(|r| {
+            let s = &r.searched;
+            serde_json::json!({
+                "size": r.label,
+                "best_us": s.estimate.time_us,
+                "best": s.description,
+                "params": s.params.iter().map(|(n, v)| (n.clone(), serde_json::Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
+                "untuned_us": s.first.1.as_ref().ok(),
+                "untuned": s.first.0,
+                "candidates": s.space,
+                "compiled": s.compiled,
+                "from_database": s.reused,
+                "skipped_by_bound": s.pruned,
+                "cut_short": s.cut_short,
+                "variants": s.variants.iter().map(|v| serde_json::json!({
+                    "nest": v.nest,
+                    "variant": v.description,
+                    "bound_us": v.bound.us,
+                    "bound_why": v.bound.why,
+                    "combinations": v.combos,
+                    "evaluated": v.evaluated,
+                    "skipped": v.pruned,
+                    "best_us": v.best_us,
+                    "below_bound": v.below_bound,
+                })).collect::<Vec<_>>(),
+                "recipe": s.recipe,
+                "recipe_file": r.written.as_ref().map(|p| p.display().to_string()),
+                "replay": r.replay,
+            })
+        })
+        .collect();
+    let v = serde_json::json!({
+        "file": input.file.display().to_string(),
+        "device": device.name,
+        "judge": "emulator",
+        "database": db.display().to_string(),
+        "sizes": sizes,
+    });
+    let mut text = serde_json::to_string_pretty(&v).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn merge_command(m: &MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    match db::merge(&m.inputs, &m.output) {
+        Ok(r) => {
+            let _ = writeln!(
+                out,
+                "gpucc tune merge: {} records read from {} file{}, {} written to {} ({} duplicates dropped)",
+                r.read,
+                m.inputs.len(),
+                if m.inputs.len() == 1 { "" } else { "s" },
+                r.written,
+                m.output.display(),
+                r.read - r.written
+            );
+            EXIT_OK
+        }
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}\n  = hint: each line of a database is one JSON record, as gpucc tune writes them");
+            EXIT_USER_ERROR
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! `gpucc tune`: the lower bound against the emulator, branch and bound against the
+//! exhaustive search, the database (resume and merge), a recipe's parameters, and the
+//! errors.
+
+use crate::harness::{gpucc, scratch_path};
+
+fn tune(args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["tune".to_string()];
+    all.extend(args.iter().map(|s| s.to_string()));
+    gpucc(&all)
+}
+
+fn json_of(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
+}
+
+/// Kernels whose whole space the emulator gets through in seconds: a vector, matrix-vector
+/// products, stencils in 2-D and 3-D with time steps, a transpose, a reduction.
+const KERNELS: &[&str] = &[
+    "saxpy",
+    "gemv_n",
+    "atax",
+    "jacobi2d_5pt",
+    "stencil3d_heat",
+    "transpose_rect",
+    "matrix_sum",
+    "max_abs",
+];
+
+#[test]
+fn the_bound_is_below_every_emulated_time_and_pruning_keeps_the_best() {
+    for k in KERNELS {
+        let file = format!("testsuite/strategy/kernels/{k}.c");
+        let run = |exhaustive: bool| {
+            let db = scratch_path(&format!("{k}-bound.jsonl"));
+            let db = db.display().to_string();
+            let mut args = vec![file.as_str(), "--db", &db, "--json"];
+            if exhaustive {
+                args.push("--exhaustive");
+            }
+            let (code, out, err) = tune(&args);
+            assert_eq!(code, 0, "{k}: {err}");
+            json_of(&out)["sizes"][0].clone()
+        };
+        let all = run(true);
+        let pruned = run(false);
+        assert_eq!(all["skipped_by_bound"], 0, "{k}");
+        for v in all["variants"].as_array().unwrap() {
+            // Every combination of every variant was emulated; none beat its bound.
+            assert_eq!(v["below_bound"], 0, "{k}: {v}");
+            if let Some(best) = v["best_us"].as_f64() {
+                assert!(v["bound_us"].as_f64().unwrap() <= best, "{k}: {v}");
+            }
+        }
+        assert_eq!(
+            all["best_us"], pruned["best_us"],
+            "{k}: branch and bound lost the best"
+        );
+        assert!(
+            pruned["compiled"].as_u64() <= all["compiled"].as_u64(),
+            "{k}: {pruned}"
+        );
+    }
+}
+
+#[test]
+fn a_second_run_reads_the_database_and_merging_keeps_each_record_once() {
+    let db = scratch_path("resume.jsonl");
+    let db_text = db.display().to_string();
+    let args = [
+        "testsuite/strategy/kernels/gemv_n.c",
+        "--db",
+        &db_text,
+        "--json",
+    ];
+    let (code, out, err) = tune(&args);
+    assert_eq!(code, 0, "{err}");
+    let first = json_of(&out)["sizes"][0].clone();
+    assert!(first["compiled"].as_u64().unwrap() > 0);
+    let records = std::fs::read_to_string(&db).unwrap().lines().count();
+    assert_eq!(records as u64, first["compiled"].as_u64().unwrap());
+    let (code, out, err) = tune(&args);
+    assert_eq!(code, 0, "{err}");
+    let second = json_of(&out)["sizes"][0].clone();
+    assert_eq!(second["compiled"], 0, "{second}");
+    assert!(second["from_database"].as_u64().unwrap() > 0);
+    assert_eq!(first["best_us"], second["best_us"]);
+    assert_eq!(first["recipe"], second["recipe"]);
+    // Another size is another key: evaluated anew, in the same file.
+    let (code, out, err) = tune(&[
+        "testsuite/strategy/kernels/gemv_n.c",
+        "--db",
+        &db_text,
+        "--json",
+        "-D",
+        "N=512",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(json_of(&out)["sizes"][0]["compiled"].as_u64().unwrap() > 0);
+    // Merging the file with a copy of itself and another database.
+    let copy = scratch_path("resume-copy.jsonl");
+    std::fs::copy(&db, &copy).unwrap();
+    let other = scratch_path("other.jsonl");
+    let other_text = other.display().to_string();
+    let (code, _, err) = tune(&["testsuite/strategy/kernels/saxpy.c", "--db", &other_text]);
+    assert_eq!(code, 0, "{err}");
+    let merged = scratch_path("merged.jsonl");
+    let merged_text = merged.display().to_string();
+    let (code, out, err) = tune(&[
+        "merge",
+        &db_text,
+        &copy.display().to_string(),
+        &other_text,
+        "-o",
+        &merged_text,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let unique = std::fs::read_to_string(&db).unwrap().lines().count()
+        + std::fs::read_to_string(&other).unwrap().lines().count();
+    assert_eq!(
+        std::fs::read_to_string(&merged).unwrap().lines().count(),
+        unique
+    );
+    assert!(out.contains("duplicates dropped"), "{out}");
+    // The merged database answers both kernels.
+    let (code, out, err) = tune(&[
+        "testsuite/strategy/kernels/saxpy.c",
+        "--db",
+        &merged_text,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_of(&out)["sizes"][0]["compiled"], 0);
+}
+
+#[test]
+fn a_recipe_has_its_parameters_tuned_per_size() {
+    let db = scratch_path("recipe.jsonl");
+    let dir = scratch_path("best");
+    let (code, out, err) = tune(&[
+        "examples/sgemm.c",
+        "--recipe",
+        "recipes/sgemm.lua",
+        "--size",
+        "N=256",
+        "--size",
+        "N=512",
+        "--db",
+        &db.display().to_string(),
+        "-o",
+        &dir.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("size N=256") && out.contains("size N=512"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "replay        gpucc examples/sgemm.c --recipe recipes/sgemm.lua -D N=256 -P TI="
+        ),
+        "{out}"
+    );
+    let written = std::fs::read_to_string(dir.join("sgemm-N256.lua")).unwrap();
+    assert!(
+        written.starts_with("-- Tuned values (gpucc tune): -P TI="),
+        "{written}"
+    );
+    // A budget of 5 runs leaves the 81 combinations cut short, and says so.
+    let (code, out, err) = tune(&[
+        "examples/sgemm.c",
+        "--recipe",
+        "recipes/sgemm.lua",
+        "--size",
+        "N=128",
+        "--budget",
+        "5",
+        "--db",
+        &scratch_path("budget.jsonl").display().to_string(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let size = json_of(&out)["sizes"][0].clone();
+    assert_eq!(size["compiled"], 5, "{size}");
+    assert_eq!(size["cut_short"], true);
+}
+
+#[test]
+fn bad_tune_command_lines_are_refused_with_a_reason() {
+    let db = scratch_path("errors.jsonl").display().to_string();
+    let kernel = "testsuite/strategy/kernels/saxpy.c";
+    let (code, _, err) = tune(&[kernel, "--db", &db, "--device", "tpu"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--emulate-as"), "{err}");
+    let (code, _, err) = tune(&[kernel, "--db", &db, "--size", "M=64"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("neither a size of the code nor a macro"),
+        "{err}"
+    );
+    for budget in ["0", "10x", "m"] {
+        let (code, _, err) = tune(&[kernel, "--db", &db, "--budget", budget]);
+        assert_eq!(code, 2, "--budget {budget}: {err}");
+    }
+    let (code, _, err) = tune(&[kernel, "--db", &db, "--size", "N"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = tune(&[kernel, "--db", &db, "--emulate-as", "nosuchgpu"]);
+    assert_eq!(code, 2, "{err}");
+    // A database line that is not a record: the file and line, exit 1.
+    let broken = scratch_path("broken.jsonl");
+    std::fs::write(&broken, "{\"device\": 3}\n").unwrap();
+    let (code, _, err) = tune(&[kernel, "--db", &broken.display().to_string()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("broken.jsonl:1:"), "{err}");
+    let (code, _, err) = tune(&["merge", &broken.display().to_string(), "-o", &db]);
+    assert_eq!(code, 1, "{err}");
+    let (code, _, _) = tune(&["merge"]);
+    assert_eq!(code, 2);
+    // No GPU here (or no GPU timing yet): exit 4, never a guess.
+    if gpucc::gpu::probe().is_err() {
+        let (code, _, err) = tune(&[kernel, "--db", &db, "--device", "gpu"]);
+        assert_eq!(code, 4, "{err}");
+        assert!(err.contains("--device emulator"), "{err}");
+    }
+}
