@@ -223,3 +223,192 @@ fn bad_tune_command_lines_are_refused_with_a_reason() {
         assert!(err.contains("--device emulator"), "{err}");
     }
 }
+
+/// Builds the library in `dir` with its test program on gpucc's CPU runtime (the CUDA
+/// runtime's stand-in) and runs it: every size class and the fallback against the C.
+fn run_library_test_on_the_cpu(dir: &std::path::Path, name: &str, function: &str) -> String {
+    use std::process::Command;
+    let runtime = dir.join("cpu-runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    std::fs::write(runtime.join("cuda_runtime.h"), gpucc::verify::CPU_RUNTIME).unwrap();
+    let mut sources = Vec::new();
+    for file in [format!("{name}.cu"), format!("{name}_test.cu")] {
+        let text = std::fs::read_to_string(dir.join(&file)).unwrap();
+        let prepared = gpucc::verify::prepare_for_cpu(&text)
+            .unwrap_or_else(|e| panic!("{file}: the CPU runtime cannot take it: {e}"));
+        let path = runtime.join(format!("{file}.cpp"));
+        std::fs::write(&path, prepared).unwrap();
+        sources.push(path);
+    }
+    let reference = runtime.join("reference.o");
+    let out = Command::new("cc")
+        .args(["-O1", "-c"])
+        .arg(dir.join(format!("{name}_reference.c")))
+        .arg(format!("-D{function}={name}_reference"))
+        .arg("-o")
+        .arg(&reference)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let exe = runtime.join("test");
+    let out = Command::new("c++")
+        .args(["-std=c++20", "-O1", "-w", "-pthread"])
+        .arg(format!("-I{}", runtime.display()))
+        .arg(format!("-I{}", dir.display()))
+        .arg("-include")
+        .arg(runtime.join("cuda_runtime.h"))
+        .args(&sources)
+        .arg(&reference)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&exe).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+#[test]
+fn a_library_is_tuned_per_size_built_by_nvcc_and_its_test_passes_on_the_cpu() {
+    for (file, sizes, name, function) in [
+        (
+            "examples/sgemm_sizes.c",
+            "m,n,k=64..256*2",
+            "sgemm",
+            "sgemm",
+        ),
+        (
+            "examples/sgemv_sizes.c",
+            "m,n=128..2048*4",
+            "matvec",
+            "sgemv",
+        ),
+    ] {
+        let dir = scratch_path(name);
+        let db = scratch_path(&format!("{name}.jsonl"));
+        let (code, out, err) = gpucc(&[
+            "library".to_string(),
+            file.to_string(),
+            "--sizes".to_string(),
+            sizes.to_string(),
+            "--budget".to_string(),
+            "12".to_string(),
+            "--name".to_string(),
+            name.to_string(),
+            "--db".to_string(),
+            db.display().to_string(),
+            "-o".to_string(),
+            dir.display().to_string(),
+        ]);
+        assert_eq!(code, 0, "{file}: {err}");
+        assert!(
+            out.contains("3 size classes") && out.contains("checked against the C"),
+            "{out}"
+        );
+        for f in [
+            "Makefile",
+            "manifest.json",
+            &format!("{name}.h"),
+            &format!("{name}.cu"),
+        ] {
+            assert!(dir.join(f).exists(), "{file}: no {f}");
+        }
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            manifest["classes"].as_array().unwrap().len(),
+            3,
+            "{manifest}"
+        );
+        let variants = manifest["variants"].as_array().unwrap().len();
+        assert!((1..=4).contains(&variants), "{manifest}");
+        // Identical variants are one: the .cu defines each once.
+        let cu = std::fs::read_to_string(dir.join(format!("{name}.cu"))).unwrap();
+        assert_eq!(
+            cu.matches(&format!("\nnamespace {name}_v")).count(),
+            variants,
+            "{cu}"
+        );
+        let test = run_library_test_on_the_cpu(&dir, name, function);
+        assert!(test.contains("all size classes agree with the C"), "{test}");
+        assert_eq!(test.matches("largest relative error").count(), 4, "{test}");
+        // nvcc compiles the library (no GPU needed to compile).
+        if let Some(nvcc) = crate::harness::nvcc() {
+            let out = std::process::Command::new(nvcc)
+                .args(["-arch=sm_90", "-c", "-o"])
+                .arg(dir.join(format!("{name}.o")))
+                .arg(dir.join(format!("{name}.cu")))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_library_needs_run_time_sizes_and_good_size_lists() {
+    let dir = scratch_path("refused").display().to_string();
+    let run = |args: &[&str]| {
+        let mut all = vec!["library".to_string()];
+        all.extend(args.iter().map(|s| s.to_string()));
+        all.extend(["-o".to_string(), dir.clone()]);
+        gpucc(&all)
+    };
+    let (code, _, err) = run(&["examples/sgemm.c", "--sizes", "N=256,512"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is a `#pragma scop` region"), "{err}");
+    let (code, _, err) = run(&[
+        "examples/sgemm.c",
+        "--function",
+        "sgemm",
+        "--sizes",
+        "N=256",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no size known at run time"), "{err}");
+    let (code, _, err) = run(&["examples/sgemm_sizes.c", "--sizes", "m,n=256"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("gives no value to k"), "{err}");
+    let (code, _, err) = run(&["examples/sgemm_sizes.c", "--sizes", "m,n,q=256"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`q`, which is not a size"), "{err}");
+    for bad in [
+        "m,n,k=256..64*2",
+        "m,n,k=256..1024*1",
+        "m,n,k=0",
+        "m,n,k",
+        "m,,k=4",
+    ] {
+        let (code, _, err) = run(&["examples/sgemm_sizes.c", "--sizes", bad]);
+        assert_eq!(code, 2, "--sizes {bad}: {err}");
+    }
+    let (code, _, err) = run(&[
+        "examples/sgemm_sizes.c",
+        "--sizes",
+        "m,n,k=64",
+        "--name",
+        "2x",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!std::path::Path::new(&dir).exists());
+}

@@ -9,6 +9,7 @@ mod check;
 mod compile;
 mod emulate;
 mod explain;
+mod library;
 mod options;
 mod tune;
 
@@ -59,6 +60,10 @@ enum Command {
     /// Search the variants (or a recipe's parameters) for the fastest at each size, with
     /// a lower bound that skips what cannot win; every evaluation goes into a database.
     Tune(tune::TuneArgs),
+    /// Tune a function at each size of a list or range and write a library of its
+    /// variants: a header, the kernels with a dispatcher by size, a Makefile, a manifest
+    /// and a test program.
+    Library(library::LibraryArgs),
 }
 
 #[derive(Args, Debug)]
@@ -264,6 +269,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
             "strategies",
             "emulate",
             "tune",
+            "library",
             "help",
         ]
         .contains(&first.as_str());
@@ -292,6 +298,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         Command::Strategies(a) => a.input.limits(),
         Command::Emulate(a) => a.input.limits(),
         Command::Tune(a) => a.limits(),
+        Command::Library(a) => a.limits(),
     };
     crate::limits::with(limits, || match cli.command {
         Command::Compile(a) => compile::compile_command(&a, out, err, color),
@@ -300,6 +307,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         Command::Strategies(a) => compile::strategies_command(&a, out, err, color),
         Command::Emulate(a) => emulate::emulate_command(&a, out, err, color),
         Command::Tune(a) => tune::tune_command(&a, out, err, color),
+        Command::Library(a) => library::library_command(&a, out, err, color),
     })
 }
 

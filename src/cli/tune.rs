@@ -212,22 +212,7 @@ pub(super) fn tune_command(
             return EXIT_USER_ERROR;
         }
     };
-    let text = std::fs::read_to_string(&input.file).unwrap_or_default();
-    let mut identity = text.clone();
-    for (n, v) in &input.define {
-        identity.push_str(&format!("\n-D {n}={v}"));
-    }
-    if let Some(f) = &input.function {
-        identity.push_str(&format!("\n--function {f}"));
-    }
-    if let Some(r) = &recipe {
-        identity.push_str(&format!("\n--recipe\n{r}"));
-    }
-    let file_name = input.file.file_name().map_or_else(
-        || input.file.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let kernel = format!("{file_name}@{}", db::text_hash(&identity));
+    let kernel = kernel_name(input, recipe.as_deref());
     let points = if a.sizes.is_empty() {
         vec![Vec::new()]
     } else {
@@ -243,19 +228,16 @@ pub(super) fn tune_command(
     };
     let mut reports = Vec::new();
     for point in &points {
-        let size = match tune_size(
-            a,
+        let job = Job {
             input,
-            &device,
-            recipe.as_deref(),
-            point,
-            &kernel,
-            &mut database,
+            device: &device,
+            recipe: a.recipe.as_deref().zip(recipe.as_deref()),
+            exhaustive: a.exhaustive,
+            kernel: &kernel,
             runs,
             deadline,
-            err,
-            color,
-        ) {
+        };
+        let size = match tune_size(&job, point, &mut database, err, color) {
             Ok(s) => s,
             Err(code) => return code,
         };
@@ -307,29 +289,59 @@ pub(super) fn tune_command(
 }
 
 /// What tuning at one size found.
-struct SizeReport {
+pub(super) struct SizeReport {
     /// `ni=512, nj=512` (empty: the sizes as written).
-    label: String,
-    searched: Searched,
+    pub label: String,
+    pub searched: Searched,
     written: Option<PathBuf>,
     /// With a user's recipe: the command line that compiles the best values.
     replay: Option<String>,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn tune_size(
-    a: &TuneArgs,
-    input: &InputArgs,
-    device: &Device,
-    recipe: Option<&str>,
+/// A kernel's name in the database: the file name and the hash of what makes its code
+/// (its text, macros, function and recipe).
+pub(super) fn kernel_name(input: &InputArgs, recipe: Option<&str>) -> String {
+    let text = std::fs::read_to_string(&input.file).unwrap_or_default();
+    let mut identity = text.clone();
+    for (n, v) in &input.define {
+        identity.push_str(&format!("\n-D {n}={v}"));
+    }
+    if let Some(f) = &input.function {
+        identity.push_str(&format!("\n--function {f}"));
+    }
+    if let Some(r) = recipe {
+        identity.push_str(&format!("\n--recipe\n{r}"));
+    }
+    let file_name = input.file.file_name().map_or_else(
+        || input.file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    format!("{file_name}@{}", db::text_hash(&identity))
+}
+
+/// What tuning at each size shares.
+pub(super) struct Job<'a> {
+    pub input: &'a InputArgs,
+    pub device: &'a Device,
+    /// A user's recipe: its path and text.
+    pub recipe: Option<(&'a std::path::Path, &'a str)>,
+    pub exhaustive: bool,
+    /// The kernel's name in the database ([`Key::kernel`]).
+    pub kernel: &'a str,
+    pub runs: Option<usize>,
+    pub deadline: Option<Instant>,
+}
+
+/// Tunes at one size point (the names the code keeps symbolic are sizes for the
+/// emulator; any other is a macro); diagnostics are printed, an error gives the exit code.
+pub(super) fn tune_size(
+    job: &Job,
     point: &[(String, i64)],
-    kernel: &str,
     database: &mut Database,
-    runs: Option<usize>,
-    deadline: Option<Instant>,
     err: &mut dyn Write,
     color: bool,
 ) -> Result<SizeReport, i32> {
+    let (input, device, kernel) = (job.input, job.device, job.kernel);
     // A name the code keeps symbolic is a size for the emulator; any other is a macro.
     let first = analyze_one(input, "gpucc tune tunes one", err, color)?;
     let params = first.programs[0].0.params.clone();
@@ -426,12 +438,12 @@ fn tune_size(
         on_evaluated: Some(&mut record),
     };
     let s = SearchOptions {
-        exhaustive: a.exhaustive,
-        runs,
-        deadline,
+        exhaustive: job.exhaustive,
+        runs: job.runs,
+        deadline: job.deadline,
     };
-    let result = match recipe {
-        Some(r) => search::search_params(program, deps, &mut options, r, &s),
+    let result = match job.recipe {
+        Some((_, r)) => search::search_params(program, deps, &mut options, r, &s),
         None => search::search(program, deps, &mut options, &s),
     };
     bar.finish_and_clear();
@@ -444,7 +456,7 @@ fn tune_size(
     }
     match result {
         Ok(searched) => {
-            let replay = a.recipe.as_ref().map(|r| {
+            let replay = job.recipe.map(|(r, _)| {
                 let mut line = format!("gpucc {} --recipe {}", input.file.display(), r.display());
                 for (n, v) in input
                     .define

@@ -271,7 +271,7 @@ pub(super) fn host_text(
 
 /// The host function's header: the source's, unless an array has symbolic sizes (C++ has
 /// no variable-length array parameters): then such arrays become pointers.
-fn host_header(file: &SourceFile, t: &Transformed) -> String {
+pub(super) fn host_header(file: &SourceFile, t: &Transformed) -> String {
     let p = &t.program;
     let span = p.unit.header.expect("function units have a header");
     let original = file.text[span.start..span.end].trim_end().to_string();

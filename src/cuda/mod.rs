@@ -112,6 +112,61 @@ pub fn emit(
     Ok(out)
 }
 
+/// One compiled function unit's parts, for a file that holds several variants of it
+/// (`gpucc library`): its kernels (with their constant-memory declarations and helpers),
+/// its host function, that function's header, and the helpers the prelude must define.
+pub struct UnitParts {
+    pub kernels: String,
+    pub host: String,
+    /// `void f(int n, float *A)`: the host function's header (pointers for arrays with
+    /// sizes known at run time).
+    pub header: String,
+    pub uses_floord: bool,
+    pub uses_vectors: bool,
+    pub uses_async: bool,
+}
+
+/// The parts of a function unit ([`UnitParts`]).
+pub fn unit_parts(
+    file: &SourceFile,
+    t: &Transformed,
+    g: &Generated,
+) -> Result<UnitParts, Diagnostics> {
+    let mut kernels = constant_declarations(t);
+    kernels.push_str(&reduction::helpers(t));
+    for k in &g.kernels {
+        kernels.push_str(&kernel_text(t, k));
+        kernels.push('\n');
+    }
+    Ok(UnitParts {
+        kernels,
+        host: host_text(file, t, g)?,
+        header: host::host_header(file, t),
+        uses_floord: g.kernels.iter().any(kernel_uses_floord)
+            || g.host.iter().any(node_uses_floord)
+            || g.kernels
+                .iter()
+                .any(|k| k.grid.iter().any(cexpr::uses_floord)),
+        uses_vectors: t.copies.iter().any(|c| c.width > 1 && !c.asynchronous),
+        uses_async: t.copies.iter().any(|c| c.asynchronous),
+    })
+}
+
+/// The includes, `GPUCC_CHECK` and the helpers a file of several units needs.
+pub fn prelude_with_helpers(uses_floord: bool, uses_vectors: bool, uses_async: bool) -> String {
+    let mut out = prelude(uses_floord);
+    for (used, helpers) in [
+        (uses_vectors, copies::VECTOR_HELPERS),
+        (uses_async, copies::ASYNC_HELPERS),
+    ] {
+        if used {
+            out.push_str(helpers.trim_start());
+            out.push('\n');
+        }
+    }
+    out
+}
+
 fn header(file: &SourceFile, units: &[(Transformed, Generated)], o: &EmitOptions) -> String {
     let mut h = String::from("/*\n");
     let _ = writeln!(

@@ -1,0 +1,746 @@
+//! `gpucc library`: tunes a function at each size asked (or reads the tuning database),
+//! and writes a library of its variants with a dispatcher by size class, a fallback, a
+//! Makefile, a manifest and a test program; every variant is checked against the C on the
+//! CPU runtime before anything is written.
+
+use super::compile::{compile, device, RecipeSource};
+use super::tune::{kernel_name, tune_size, Job};
+use super::{InputArgs, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_USER_ERROR};
+use crate::frontend::UnitKind;
+use crate::poly::Program;
+use crate::tune::db::Database;
+use crate::tune::format_us;
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub(super) struct LibraryArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The sizes to tune for: `N=256..8192*2` (a geometric range: 256, 512, ..., 8192),
+    /// `N=256,1024,4096` (a list), `ni,nj,nk=256..2048*2` (several sizes, one value);
+    /// repeated, the combinations of all.
+    #[arg(long = "sizes", value_name = "NAMES=VALUES", required = true, value_parser = parse_sizes)]
+    sizes: Vec<(Vec<String>, Vec<i64>)>,
+    /// The directory to write the library into (created if missing).
+    #[arg(short = 'o', value_name = "DIR")]
+    output: PathBuf,
+    /// The library's name and entry point (default: the function's name).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// What judges the variants: `emulator` (predictions) or `gpu`.
+    #[arg(
+        long = "device",
+        value_name = "emulator|gpu",
+        default_value = "emulator"
+    )]
+    judge: String,
+    /// The device description the emulator predicts for (benchmarks/devices/).
+    #[arg(long = "emulate-as", value_name = "NAME", default_value = "h100")]
+    model: String,
+    /// New evaluations allowed per size, at most.
+    #[arg(long, value_name = "RUNS")]
+    budget: Option<usize>,
+    /// The tuning database (as `gpucc tune`'s).
+    #[arg(long, value_name = "FILE", default_value = "gpucc-tune.jsonl")]
+    db: PathBuf,
+}
+
+/// `N=256..8192*2`, `N=256,512`, `ni,nj=64..256*2`.
+fn parse_sizes(text: &str) -> Result<(Vec<String>, Vec<i64>), String> {
+    let (names, values) = text.split_once('=').ok_or_else(|| {
+        format!("`{text}` has no `=` (expected NAMES=VALUES, as `N=256..8192*2`)")
+    })?;
+    let names: Vec<String> = names.split(',').map(|n| n.trim().to_string()).collect();
+    for n in &names {
+        let valid = n
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!("`{n}` is not a size name"));
+        }
+    }
+    let number = |t: &str| {
+        t.trim()
+            .parse::<i64>()
+            .ok()
+            .filter(|v| *v > 0)
+            .ok_or_else(|| format!("`{t}` in `{text}` is not a positive integer"))
+    };
+    let values = if let Some((range, factor)) = values.split_once('*') {
+        let (low, high) = range
+            .split_once("..")
+            .ok_or_else(|| format!("`{values}`: a range is LOW..HIGH*FACTOR, as 256..8192*2"))?;
+        let (low, high, factor) = (number(low)?, number(high)?, number(factor)?);
+        if factor < 2 || high < low {
+            return Err(format!(
+                "`{values}`: a range needs LOW <= HIGH and a FACTOR of 2 or more"
+            ));
+        }
+        let mut out = vec![low];
+        while let Some(next) = out.last().and_then(|v| v.checked_mul(factor)) {
+            if next > high || out.len() >= 64 {
+                break;
+            }
+            out.push(next);
+        }
+        out
+    } else {
+        values
+            .split(',')
+            .map(number)
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok((names, values))
+}
+
+/// One distinct variant of the library.
+struct Variant {
+    recipe: String,
+    description: String,
+    kernels: String,
+    host: String,
+}
+
+pub(super) fn library_command(
+    a: &LibraryArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    color: bool,
+) -> i32 {
+    if a.judge != "emulator" {
+        let why = match (a.judge.as_str(), crate::gpu::probe()) {
+            ("gpu", Err(why)) => format!("no GPU to time on: {why}"),
+            ("gpu", Ok(gpu)) => format!(
+                "timing variants on the GPU ({}) is not built yet: gpucc library tunes with the emulator only",
+                gpu.name
+            ),
+            (other, _) => {
+                let _ = writeln!(err, "error: --device {other}: gpucc library runs on `emulator` or `gpu`");
+                return EXIT_USAGE;
+            }
+        };
+        let _ = writeln!(
+            err,
+            "error: {why}\n  = hint: --device emulator tunes by the emulator alone"
+        );
+        return super::EXIT_CHECK_NOT_RUN;
+    }
+    let device = match device(&a.model, err) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    let analysis = match super::compile::analyze_one(&a.input, "a library holds one", err, color) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let program = analysis.programs[0].0.clone();
+    if let Err(why) = suits_a_library(&program, &a.sizes) {
+        let _ = writeln!(err, "error: {why}");
+        return EXIT_USAGE;
+    }
+    let name = a
+        .name
+        .clone()
+        .unwrap_or_else(|| program.unit.function.clone());
+    if !is_identifier(&name) {
+        let _ = writeln!(
+            err,
+            "error: --name {name}: a library name is a C identifier"
+        );
+        return EXIT_USAGE;
+    }
+    let size_names: Vec<String> = program.params.clone();
+    let points = points(&a.sizes, &size_names);
+    let mut database = match Database::open(&a.db) {
+        Ok(d) => d,
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "error: {e}\n  = hint: name another database with --db FILE"
+            );
+            return EXIT_USER_ERROR;
+        }
+    };
+    let kernel = kernel_name(&a.input, None);
+    let job = Job {
+        input: &a.input,
+        device: &device,
+        recipe: None,
+        exhaustive: false,
+        kernel: &kernel,
+        runs: a.budget,
+        deadline: None,
+    };
+    // Tune each size.
+    let mut classes = Vec::new();
+    for (k, point) in points.iter().enumerate() {
+        let label = label(point);
+        let _ = writeln!(
+            err,
+            "gpucc: library {name}: tuning size class {} of {} ({label})",
+            k + 1,
+            points.len()
+        );
+        let report = match tune_size(&job, point, &mut database, err, color) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+        classes.push((point.clone(), report.searched));
+    }
+    // The fallback: gpucc's own choice at the sizes it assumes (1024).
+    let fallback = match compile(
+        &a.input,
+        &device,
+        RecipeSource::Generate(&[]),
+        &[],
+        &mut Vec::new(),
+        err,
+        color,
+    ) {
+        Ok(c) => c.recipe_text,
+        Err(code) => return code,
+    };
+    // The distinct recipes (their commands: notes differ), each compiled once.
+    let mut variants: Vec<Variant> = Vec::new();
+    let mut variant_of = Vec::new();
+    let recipes: Vec<(String, String)> = classes
+        .iter()
+        .map(|(_, s)| (s.recipe.clone(), s.description.clone()))
+        .chain(std::iter::once((
+            fallback,
+            "gpucc's own choice at the sizes it assumes".to_string(),
+        )))
+        .collect();
+    let file = crate::diag::SourceFile::new(
+        a.input.file.display().to_string(),
+        std::fs::read_to_string(&a.input.file).unwrap_or_default(),
+    );
+    let mut helpers = (false, false, false);
+    let mut header = String::new();
+    for (recipe, description) in &recipes {
+        let commands = commands_of(recipe);
+        if let Some(k) = variants
+            .iter()
+            .position(|v| commands_of(&v.recipe) == commands)
+        {
+            variant_of.push(k);
+            continue;
+        }
+        let source = RecipeSource::Text(recipe.clone());
+        let compiled = match compile(&a.input, &device, source, &[], &mut Vec::new(), err, color) {
+            Ok(c) => c,
+            Err(code) => return code,
+        };
+        let parts = match crate::cuda::unit_parts(&file, &compiled.unit.0, &compiled.unit.1) {
+            Ok(p) => p,
+            Err(d) => {
+                let why = d.first().map_or("refused", |d| d.message.as_str());
+                let _ = writeln!(
+                    err,
+                    "error: a variant of the library cannot be written: {why}"
+                );
+                return EXIT_INTERNAL;
+            }
+        };
+        // Kernel names unique in the file (the CPU runtime finds kernels by name), as
+        // `gemm_v1_gemm_kernel`.
+        let mut kernels = parts.kernels;
+        let mut host = parts.host;
+        for k in &compiled.unit.0.kernels {
+            let renamed = format!("{name}_v{}_{}", variants.len(), k.name);
+            kernels = rename_identifier(&kernels, &k.name, &renamed);
+            host = rename_identifier(&host, &k.name, &renamed);
+        }
+        helpers.0 |= parts.uses_floord;
+        helpers.1 |= parts.uses_vectors;
+        helpers.2 |= parts.uses_async;
+        header = parts.header;
+        variant_of.push(variants.len());
+        variants.push(Variant {
+            recipe: recipe.clone(),
+            description: description.clone(),
+            kernels,
+            host,
+        });
+    }
+    let inputs = match test_inputs(&program) {
+        Ok(i) => i,
+        Err(why) => {
+            let _ = writeln!(err, "error: {why}");
+            return EXIT_USAGE;
+        }
+    };
+    // The header may start with a comment on its pointers: the parameters follow the name.
+    let call = format!("{}(", program.unit.function);
+    let params = header
+        .rfind(&call)
+        .map(|l| l + call.len())
+        .zip(header.rfind(')'))
+        .filter(|(l, r)| l <= r)
+        .map(|(l, r)| header[l..r].trim().to_string())
+        .unwrap_or_default();
+    let args: Vec<String> = program
+        .unit
+        .params
+        .iter()
+        .map(|p| p.declarator.name.clone())
+        .collect();
+    let fallback_variant = *variant_of.last().expect("the fallback has a variant");
+    let class_context: Vec<serde_json::Value> = classes
+        .iter()
+        .enumerate()
+        .map(|(k, (point, s))| {
+            serde_json::json!({
+                "index": k,
+                "label": label(point),
+                "values": point.iter().map(|(_, v)| v.to_string()).collect::<Vec<_>>(),
+                "sizes": point.iter().map(|(n, v)| (n.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+                "variant": variant_of[k],
+                "predicted": format!("{} (emulated)", format_us(s.estimate.time_us)),
+                "predicted_us": s.estimate.time_us,
+            })
+        })
+        .collect();
+    let mut context = tera::Context::new();
+    context.insert("name", &name);
+    context.insert("function", &program.unit.function);
+    context.insert("file", &a.input.file.display().to_string());
+    context.insert("version", env!("CARGO_PKG_VERSION"));
+    context.insert("device", &device.name);
+    context.insert("arch", &device.arch);
+    context.insert(
+        "judge_note",
+        "tuned by the emulator: predicted times, not measured",
+    );
+    context.insert("guard", &format!("{}_H", name.to_uppercase()));
+    context.insert("params", &params);
+    context.insert("args", &args.join(", "));
+    context.insert(
+        "reference_args",
+        &args
+            .iter()
+            .map(|n| {
+                if inputs.iter().any(|i| i.name == *n && i.kind == "array") {
+                    format!("reference_{n}")
+                } else {
+                    n.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    context.insert(
+        "size_params",
+        &size_names
+            .iter()
+            .map(|n| format!("int {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    context.insert("sizes", &size_names);
+    context.insert(
+        "sizes_as_double",
+        &size_names
+            .iter()
+            .map(|n| format!("(double){n}"))
+            .collect::<Vec<_>>(),
+    );
+    context.insert("classes", &class_context);
+    // Sixteen times the largest tuned value of each size (capped: an int).
+    context.insert(
+        "far_sizes",
+        &(0..size_names.len())
+            .map(|s| {
+                let high = classes.iter().map(|(p, _)| p[s].1).max().unwrap_or(1);
+                high.saturating_mul(16).min(i32::MAX as i64).to_string()
+            })
+            .collect::<Vec<_>>(),
+    );
+    context.insert("last_class", &(classes.len() - 1));
+    context.insert("fallback", &fallback_variant);
+    context.insert("inputs", &inputs);
+    context.insert("test_size", &TEST_SIZE);
+    context.insert(
+        "prelude",
+        &crate::cuda::prelude_with_helpers(helpers.0, helpers.1, helpers.2),
+    );
+    context.insert(
+        "variants",
+        &variants
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                serde_json::json!({
+                    "index": k,
+                    "description": v.description,
+                    "kernels": v.kernels.trim_end(),
+                    "host": v.host.trim_end(),
+                })
+            })
+            .collect::<Vec<_>>(),
+    );
+    // Every variant, checked on the CPU runtime through the dispatcher, before writing.
+    for (k, v) in variants.iter().enumerate() {
+        let class = variant_of
+            .iter()
+            .position(|&x| x == k)
+            .filter(|&c| c < classes.len());
+        let class = class.map_or(-1, |c| c as i64);
+        let _ = writeln!(
+            err,
+            "gpucc: library {name}: checking variant {k} ({}) against the C on the CPU",
+            if class < 0 {
+                "the fallback".to_string()
+            } else {
+                format!("size class {class}")
+            }
+        );
+        context.insert("entry", &false);
+        let probe = match render("library.cu", &context) {
+            Ok(t) => format!(
+                "{t}\n/* The check calls the C function's name. */\nvoid {}({params})\n{{\n  {name}_with_class({class}, {});\n}}\n",
+                program.unit.function,
+                args.join(", ")
+            ),
+            Err(e) => {
+                let _ = writeln!(err, "error: {e}");
+                return EXIT_INTERNAL;
+            }
+        };
+        let options = crate::verify::CheckOptions {
+            c_file: &a.input.file,
+            defines: &a.input.define,
+            include_dirs: &a.input.include,
+            sizes: &[],
+            diagonally_dominant: false,
+            links: &[],
+        };
+        match crate::verify::check_on_cpu(&program, &probe, &options) {
+            Ok(outcome) if outcome.passed() => {}
+            Ok(outcome) => {
+                let _ = writeln!(
+                    err,
+                    "error: variant {k} of the library computes something else than the C ({}); nothing was written; this is a bug in gpucc\n{}",
+                    v.description,
+                    crate::verify::report(&outcome)
+                );
+                return EXIT_INTERNAL;
+            }
+            Err(e) => {
+                let _ = writeln!(err, "error: the check of variant {k} could not run: {e}");
+                return super::EXIT_CHECK_NOT_RUN;
+            }
+        }
+    }
+    context.insert("entry", &true);
+    let dir = &a.output;
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        let _ = writeln!(err, "error: cannot create `{}`: {e}", dir.display());
+        return EXIT_USER_ERROR;
+    }
+    let manifest = serde_json::json!({
+        "name": name,
+        "function": program.unit.function,
+        "file": a.input.file.display().to_string(),
+        "gpucc": env!("CARGO_PKG_VERSION"),
+        "device": device.name,
+        "times": "predicted by the emulator (emulated, not measured)",
+        "date": crate::tune::db::now(),
+        "sizes": size_names,
+        "classes": class_context,
+        "fallback": { "variant": fallback_variant },
+        "variants": variants.iter().enumerate().map(|(k, v)| serde_json::json!({
+            "index": k, "description": v.description, "recipe": v.recipe,
+        })).collect::<Vec<_>>(),
+    });
+    let mut files: Vec<(String, String)> = Vec::new();
+    for (template, file_name) in [
+        ("header.h", format!("{name}.h")),
+        ("library.cu", format!("{name}.cu")),
+        ("test.cu", format!("{name}_test.cu")),
+        ("Makefile", "Makefile".to_string()),
+    ] {
+        match render(template, &context) {
+            Ok(text) => files.push((file_name, text)),
+            Err(e) => {
+                let _ = writeln!(err, "error: {e}");
+                return EXIT_INTERNAL;
+            }
+        }
+    }
+    files.push((format!("{name}_reference.c"), file.text.clone()));
+    files.push((
+        "manifest.json".to_string(),
+        serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n",
+    ));
+    for (file_name, text) in &files {
+        let path = dir.join(file_name);
+        if let Err(e) = std::fs::write(&path, text) {
+            let _ = writeln!(err, "error: cannot write `{}`: {e}", path.display());
+            return EXIT_USER_ERROR;
+        }
+    }
+    let _ = writeln!(
+        out,
+        "gpucc library: {name} ({} size class{}, {} variant{}, checked against the C on the CPU) in {}",
+        classes.len(),
+        if classes.len() == 1 { "" } else { "es" },
+        variants.len(),
+        if variants.len() == 1 { "" } else { "s" },
+        dir.display()
+    );
+    for (k, (point, s)) in classes.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  class {k}  {:<24} variant {}  {:>10} (emulated)  {}",
+            label(point),
+            variant_of[k],
+            format_us(s.estimate.time_us),
+            s.description
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  fallback  {:<24} variant {fallback_variant}  (gpucc's own choice at the sizes it assumes)",
+        "other sizes"
+    );
+    let _ = writeln!(
+        out,
+        "  files: {}",
+        files
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "  build: make -C {} (nvcc); test on a GPU: make -C {} test",
+        dir.display(),
+        dir.display()
+    );
+    EXIT_OK
+}
+
+/// The size each size parameter has in the test program and in gpucc's check: not a
+/// multiple of any tile, so that every variant's remainders run.
+const TEST_SIZE: i64 = 67;
+
+/// An input of the test program.
+#[derive(serde::Serialize)]
+struct TestInput {
+    name: String,
+    /// `size`, `scalar` or `array`.
+    kind: &'static str,
+    ctype: String,
+    /// An array's element count, as C.
+    count: String,
+    integer: bool,
+    written: bool,
+    tolerance: String,
+}
+
+/// The test program's inputs, one per parameter of the function.
+fn test_inputs(p: &Program) -> Result<Vec<TestInput>, String> {
+    let mut out = Vec::new();
+    for param in &p.unit.params {
+        let d = &param.declarator;
+        let ty = param.spec.ty.map_or("int", |t| t.c_name()).to_string();
+        let integer = param.spec.ty.is_none_or(|t| t.is_integer());
+        let array = p.arrays.iter().position(|a| a.name == d.name);
+        let base = TestInput {
+            name: d.name.clone(),
+            kind: "size",
+            ctype: ty.clone(),
+            count: String::new(),
+            integer,
+            written: false,
+            tolerance: String::new(),
+        };
+        if d.dims.is_empty() {
+            let kind = if integer { "size" } else { "scalar" };
+            out.push(TestInput { kind, ..base });
+            continue;
+        }
+        let Some(k) = array else {
+            return Err(format!(
+                "the test program cannot make `{}`: `{}` does not use it",
+                d.name, p.unit.function
+            ));
+        };
+        let a = &p.arrays[k];
+        if a.dim_texts.iter().any(|t| t.trim().is_empty()) {
+            return Err(format!(
+                "the test program cannot size `{}` (`[]`): give its dimensions in the declaration",
+                a.name
+            ));
+        }
+        let count = a
+            .dim_texts
+            .iter()
+            .map(|t| format!("(size_t)({t})"))
+            .collect::<Vec<_>>()
+            .join(" * ");
+        let written = p.statements.iter().any(|s| p.accesses[s.write].array == k);
+        let tolerance = match a.elem.c_name() {
+            "double" => "1e-9",
+            "float" => "1e-3",
+            _ => "0",
+        };
+        out.push(TestInput {
+            kind: "array",
+            ctype: a.elem.c_name().to_string(),
+            count,
+            integer: a.elem.is_integer(),
+            written,
+            tolerance: tolerance.to_string(),
+            ..base
+        });
+    }
+    Ok(out)
+}
+
+/// Renders one of `templates/library/`.
+fn render(template: &str, context: &tera::Context) -> Result<String, String> {
+    let mut t = tera::Tera::default();
+    t.autoescape_on(Vec::new());
+    t.add_raw_templates([
+        (
+            "header.h",
+            include_str!("../../templates/library/header.h.tera"),
+        ),
+        (
+            "library.cu",
+            include_str!("../../templates/library/library.cu.tera"),
+        ),
+        (
+            "test.cu",
+            include_str!("../../templates/library/test.cu.tera"),
+        ),
+        (
+            "Makefile",
+            include_str!("../../templates/library/Makefile.tera"),
+        ),
+    ])
+    .map_err(|e| format!("a library template does not parse: {e:?}"))?;
+    t.render(template, context)
+        .map_err(|e| format!("the library template {template} failed: {e:?}"))
+}
+
+/// Why `program` cannot be a library at these sizes, if it cannot.
+fn suits_a_library(program: &Program, sizes: &[(Vec<String>, Vec<i64>)]) -> Result<(), String> {
+    if !matches!(program.unit.kind, UnitKind::Function) {
+        return Err(format!(
+            "gpucc library makes a library of a function; {} is a `#pragma scop` region\n  = hint: name the function with --function NAME (its sizes as int parameters)",
+            program.unit.describe()
+        ));
+    }
+    if program.params.is_empty() {
+        return Err(format!(
+            "`{}` has no size known at run time: a library's entry point takes its sizes as int parameters\n  = hint: write the function as `void {}(int n, float A[n][n], ...)` (as examples/sgemm_sizes.c does)",
+            program.unit.function, program.unit.function
+        ));
+    }
+    for (names, _) in sizes {
+        for n in names {
+            if !program.params.contains(n) {
+                return Err(format!(
+                    "--sizes names `{n}`, which is not a size of `{}` (its sizes: {})",
+                    program.unit.function,
+                    program.params.join(", ")
+                ));
+            }
+        }
+    }
+    let given: Vec<&String> = sizes.iter().flat_map(|(n, _)| n).collect();
+    let missing: Vec<&str> = program
+        .params
+        .iter()
+        .filter(|p| !given.contains(p))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "--sizes gives no value to {} (every size of `{}` needs one)\n  = hint: `--sizes {}=256..4096*2` gives them all the same values",
+            missing.join(", "),
+            program.unit.function,
+            program.params.join(",")
+        ));
+    }
+    Ok(())
+}
+
+/// The size points: every combination of the specs' values, names in the code's order.
+fn points(specs: &[(Vec<String>, Vec<i64>)], order: &[String]) -> Vec<Vec<(String, i64)>> {
+    let mut points: Vec<Vec<(String, i64)>> = vec![Vec::new()];
+    for (names, values) in specs {
+        points = points
+            .into_iter()
+            .flat_map(|p| {
+                values.iter().map(move |v| {
+                    let mut p = p.clone();
+                    p.extend(names.iter().map(|n| (n.clone(), *v)));
+                    p
+                })
+            })
+            .collect();
+    }
+    for p in &mut points {
+        p.sort_by_key(|(n, _)| order.iter().position(|o| o == n));
+    }
+    points
+}
+
+fn label(point: &[(String, i64)]) -> String {
+    point
+        .iter()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A recipe's commands, without its comments (the notes differ between sizes).
+fn commands_of(recipe: &str) -> Vec<&str> {
+    recipe
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("--"))
+        .collect()
+}
+
+/// `text` with every whole-word occurrence of the identifier `from` replaced by `to`.
+fn rename_identifier(text: &str, from: &str, to: &str) -> String {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(from) {
+        let before = rest[..at].chars().last().or_else(|| out.chars().last());
+        let after = rest[at + from.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(ident) || after.is_some_and(ident) {
+            out.push_str(from);
+        } else {
+            out.push_str(to);
+        }
+        rest = &rest[at + from.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn is_identifier(n: &str) -> bool {
+    n.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl LibraryArgs {
+    pub(super) fn limits(&self) -> crate::limits::Limits {
+        self.input.limits()
+    }
+}
