@@ -412,3 +412,76 @@ fn a_library_needs_run_time_sizes_and_good_size_lists() {
     assert_eq!(code, 2, "{err}");
     assert!(!std::path::Path::new(&dir).exists());
 }
+
+#[test]
+fn shards_run_as_processes_merge_to_what_one_search_finds() {
+    let kernel = "testsuite/strategy/kernels/gemv_n.c";
+    let single = scratch_path("single.jsonl").display().to_string();
+    let (code, out, err) = tune(&[kernel, "--db", &single, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let one = json_of(&out)["sizes"][0].clone();
+    // Two shards at once, each its own process and database.
+    let shards: Vec<String> = (1..=2)
+        .map(|i| {
+            scratch_path(&format!("shard{i}.jsonl"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    let running: Vec<std::process::Child> = shards
+        .iter()
+        .enumerate()
+        .map(|(i, db)| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_gpucc"))
+                .args([
+                    "tune",
+                    kernel,
+                    "--db",
+                    db,
+                    "--shard",
+                    &format!("{}/2", i + 1),
+                ])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in running {
+        assert!(child.wait().unwrap().success());
+    }
+    let merged = scratch_path("shards-merged.jsonl").display().to_string();
+    let (code, _, err) = tune(&["merge", &shards[0], &shards[1], "-o", &merged]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = tune(&[kernel, "--db", &merged, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let again = json_of(&out)["sizes"][0].clone();
+    assert_eq!(again["compiled"], 0, "the shards left work: {again}");
+    assert_eq!(again["best_us"], one["best_us"]);
+    assert_eq!(again["recipe"], one["recipe"]);
+    // The Slurm script names the shards and the merge.
+    let script = scratch_path("tune.sbatch");
+    let (code, out, err) = tune(&[
+        kernel,
+        "--size",
+        "N=2048",
+        "--emit-slurm",
+        &format!("4:{}", script.display()),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("4 shards"), "{out}");
+    let text = std::fs::read_to_string(&script).unwrap();
+    assert!(text.contains("#SBATCH --array=1-4"), "{text}");
+    assert!(
+        text.contains("--shard \"$SLURM_ARRAY_TASK_ID/4\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("gpucc tune merge gpucc-tune.shard-*-of-4.jsonl"),
+        "{text}"
+    );
+    for bad in ["0/2", "3/2", "x", "1/0"] {
+        let (code, _, err) = tune(&[kernel, "--shard", bad]);
+        assert_eq!(code, 2, "--shard {bad}: {err}");
+    }
+}

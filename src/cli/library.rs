@@ -171,6 +171,7 @@ pub(super) fn library_command(
         device: &device,
         recipe: None,
         exhaustive: false,
+        shard: None,
         kernel: &kernel,
         runs: a.budget,
         deadline: None,

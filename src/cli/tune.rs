@@ -47,11 +47,21 @@ pub(super) struct TuneArgs {
     budget: Option<Budget>,
     /// The tuning database: read first (what it holds is not evaluated again), appended
     /// to as each evaluation ends.
-    #[arg(long, value_name = "FILE", default_value = "gpucc-tune.jsonl")]
-    db: PathBuf,
+    /// (Default: `gpucc-tune.jsonl` in the current directory.)
+    #[arg(long, value_name = "FILE")]
+    db: Option<PathBuf>,
     /// Evaluate every candidate, none skipped by the lower bound.
     #[arg(long)]
     exhaustive: bool,
+    /// Search the i-th of n shares of the candidates (`--shard 2/8`), for a search spread
+    /// over machines; each shard writes its own database (default
+    /// `gpucc-tune.shard-2-of-8.jsonl`), and `gpucc tune merge` combines them.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// Write a Slurm job-array script that runs this search as N shards, one GPU each,
+    /// and the command that merges their databases, instead of searching here.
+    #[arg(long, value_name = "N:SCRIPT", value_parser = parse_slurm)]
+    emit_slurm: Option<(usize, PathBuf)>,
     /// Write the best recipe of each size into this directory.
     #[arg(short = 'o', value_name = "DIR")]
     output: Option<PathBuf>,
@@ -88,6 +98,32 @@ impl TuneArgs {
             .as_ref()
             .map_or_else(crate::limits::Limits::default, InputArgs::limits)
     }
+}
+
+/// `2/8` (1-based) to `(1, 8)`.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{text}` is not a shard (I/N with 1 <= I <= N, as `2/8`)");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (
+        i.trim().parse::<usize>().map_err(|_| bad())?,
+        n.trim().parse::<usize>().map_err(|_| bad())?,
+    );
+    if i == 0 || n == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i - 1, n))
+}
+
+/// `8:tune.sbatch`.
+fn parse_slurm(text: &str) -> Result<(usize, PathBuf), String> {
+    let bad =
+        || format!("`{text}` is not N:SCRIPT (shards and the script to write, as `8:tune.sbatch`)");
+    let (n, path) = text.split_once(':').ok_or_else(bad)?;
+    let n = n.trim().parse::<usize>().map_err(|_| bad())?;
+    if n == 0 || path.trim().is_empty() {
+        return Err(bad());
+    }
+    Ok((n, PathBuf::from(path.trim())))
 }
 
 fn parse_budget(text: &str) -> Result<Budget, String> {
@@ -202,7 +238,14 @@ pub(super) fn tune_command(
             }
         },
     };
-    let mut database = match Database::open(&a.db) {
+    let db_path = a.db.clone().unwrap_or_else(|| match a.shard {
+        Some((i, n)) => PathBuf::from(format!("gpucc-tune.shard-{}-of-{n}.jsonl", i + 1)),
+        None => PathBuf::from("gpucc-tune.jsonl"),
+    });
+    if let Some((n, script)) = &a.emit_slurm {
+        return emit_slurm(a, input, *n, script, out, err);
+    }
+    let mut database = match Database::open(&db_path) {
         Ok(d) => d,
         Err(e) => {
             let _ = writeln!(
@@ -233,6 +276,7 @@ pub(super) fn tune_command(
             device: &device,
             recipe: a.recipe.as_deref().zip(recipe.as_deref()),
             exhaustive: a.exhaustive,
+            shard: a.shard,
             kernel: &kernel,
             runs,
             deadline,
@@ -280,9 +324,9 @@ pub(super) fn tune_command(
         }
     }
     let text = if a.json {
-        json_report(input, &device, &a.db, &reports)
+        json_report(input, &device, &db_path, &reports)
     } else {
-        text_report(input, &device, &a.db, &reports)
+        text_report(input, &device, &db_path, &reports)
     };
     let _ = write!(out, "{text}");
     EXIT_OK
@@ -326,6 +370,8 @@ pub(super) struct Job<'a> {
     /// A user's recipe: its path and text.
     pub recipe: Option<(&'a std::path::Path, &'a str)>,
     pub exhaustive: bool,
+    /// `(i, n)`: the i-th of n shares of the candidates (0-based).
+    pub shard: Option<(usize, usize)>,
     /// The kernel's name in the database ([`Key::kernel`]).
     pub kernel: &'a str,
     pub runs: Option<usize>,
@@ -441,6 +487,7 @@ pub(super) fn tune_size(
         exhaustive: job.exhaustive,
         runs: job.runs,
         deadline: job.deadline,
+        shard: job.shard,
     };
     let result = match job.recipe {
         Some((_, r)) => search::search_params(program, deps, &mut options, r, &s),
@@ -526,10 +573,14 @@ fn text_report(
             Ok(us) => {
                 let _ = writeln!(
                     t,
-                    "  without tune  {:>10}  {} (the tuned best is {:.2}x faster)",
+                    "  without tune  {:>10}  {} ({})",
                     format_us(*us),
                     s.first.0,
-                    us / s.estimate.time_us
+                    if *us > s.estimate.time_us {
+                        format!("the tuned best is {:.2}x faster", us / s.estimate.time_us)
+                    } else {
+                        "tuning found nothing faster".to_string()
+                    }
                 );
             }
             Err(why) => {
@@ -553,16 +604,20 @@ fn text_report(
                     "skipped".to_string()
                 } else {
                     match v.best_us {
-                        Some(b) => {
-                            format!("best {}, {}/{} tried", format_us(b), v.evaluated, v.combos)
-                        }
+                        Some(b) => format!(
+                            "best {} at {}, {}/{} tried",
+                            format_us(b),
+                            v.best_values.as_deref().unwrap_or("?"),
+                            v.evaluated,
+                            v.combos
+                        ),
                         None if v.evaluated == 0 => "not evaluated (budget)".to_string(),
                         None => format!("none compiles, {}/{} tried", v.evaluated, v.combos),
                     }
                 };
                 let _ = writeln!(
                     t,
-                    "    bound {:>10}  {:<32}  {}",
+                    "    bound {:>10}  {:<50}  {}",
                     format_us(v.bound.us),
                     what,
                     v.description
@@ -619,6 +674,7 @@ fn json_report(
                     "evaluated": v.evaluated,
                     "skipped": v.pruned,
                     "best_us": v.best_us,
+                    "best_values": v.best_values,
                     "below_bound": v.below_bound,
                 })).collect::<Vec<_>>(),
                 "recipe": s.recipe,
@@ -637,6 +693,98 @@ fn json_report(
     let mut text = serde_json::to_string_pretty(&v).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// Writes a Slurm job-array script running this search as `n` shards.
+fn emit_slurm(
+    a: &TuneArgs,
+    input: &InputArgs,
+    n: usize,
+    script: &std::path::Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let quote = |t: &str| format!("'{}'", t.replace('\'', "'\\''"));
+    let mut args: Vec<String> = vec![quote(&input.file.display().to_string())];
+    for (flag, values) in [
+        (
+            "--function",
+            input.function.iter().cloned().collect::<Vec<_>>(),
+        ),
+        (
+            "-D",
+            input
+                .define
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect(),
+        ),
+        (
+            "-I",
+            input
+                .include
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+        ),
+        (
+            "--recipe",
+            a.recipe.iter().map(|p| p.display().to_string()).collect(),
+        ),
+        (
+            "--size",
+            a.sizes
+                .iter()
+                .map(|p| {
+                    p.iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .collect(),
+        ),
+    ] {
+        for v in values {
+            args.push(format!("{flag} {}", quote(&v)));
+        }
+    }
+    args.push(format!(
+        "--device {} --emulate-as {}",
+        a.judge,
+        quote(&a.model)
+    ));
+    if a.exhaustive {
+        args.push("--exhaustive".into());
+    }
+    let text = format!(
+        "#!/bin/bash\n\
+         # Written by gpucc tune --emit-slurm: the search of {file} as {n} shards, one task and\n\
+         # one GPU each, every shard writing its own database. Submit it, then merge the\n\
+         # databases when all shards have ended:\n\
+         #   jid=$(sbatch --parsable {script})\n\
+         #   sbatch --dependency=afterok:$jid --wrap 'gpucc tune merge gpucc-tune.shard-*-of-{n}.jsonl -o gpucc-tune.jsonl'\n\
+         # A run of the same search on the merged database then reads every outcome.\n\
+         #SBATCH --job-name=gpucc-tune\n\
+         #SBATCH --array=1-{n}\n\
+         #SBATCH --ntasks=1\n\
+         #SBATCH --gres=gpu:1\n\
+         #SBATCH --output=gpucc-tune-%a.log\n\
+         set -euo pipefail\n\
+         gpucc tune {args} \\\n  --shard \"$SLURM_ARRAY_TASK_ID/{n}\" --db \"gpucc-tune.shard-$SLURM_ARRAY_TASK_ID-of-{n}.jsonl\"\n",
+        file = input.file.display(),
+        script = script.display(),
+        args = args.join(" "),
+    );
+    if let Err(e) = std::fs::write(script, text) {
+        let _ = writeln!(err, "error: cannot write `{}`: {e}", script.display());
+        return EXIT_USER_ERROR;
+    }
+    let _ = writeln!(
+        out,
+        "gpucc tune: wrote {} ({n} shards); submit it with sbatch, then merge (the script says how)",
+        script.display()
+    );
+    EXIT_OK
 }
 
 fn merge_command(m: &MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {

@@ -651,11 +651,11 @@ pub fn format_us(us: f64) -> String {
 
 /// A variant in one line.
 pub fn describe(p: &Program, v: &Variant) -> String {
-    let params: Vec<String> = v
-        .params
-        .iter()
-        .map(|x| format!("{}={}", x.role, x.value))
-        .collect();
+    format!("{}; {}", describe_form(p, v), describe_values(v))
+}
+
+/// A variant's partition and placement, without its tile sizes.
+pub fn describe_form(p: &Program, v: &Variant) -> String {
     let mut placement = v.placement.describe(p);
     let how: Vec<&str> = [(v.wide, "copied in vectors"), (v.double, "double-buffered")]
         .iter()
@@ -669,11 +669,16 @@ pub fn describe(p: &Program, v: &Variant) -> String {
             1,
         );
     }
-    format!(
-        "{}; {placement}; {}",
-        v.partition.describe(p),
-        params.join(" ")
-    )
+    format!("{}; {placement}", v.partition.describe(p))
+}
+
+/// A variant's tile sizes: `TX=32 TY=8 TK=16`.
+pub fn describe_values(v: &Variant) -> String {
+    v.params
+        .iter()
+        .map(|x| format!("{}={}", x.role, x.value))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How `gpucc tune` gives a user's recipe its parameter values: a last line

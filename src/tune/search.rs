@@ -12,7 +12,10 @@
 //! [`super::rank`] does. With `exhaustive`, nothing is skipped: the tests compare both.
 
 use super::bound::{self, Bound};
-use super::{describe, keep_best, refine, text_of, Best, Evaluations, RankOptions, PARAM_LINE};
+use super::{
+    describe, describe_form, describe_values, keep_best, refine, text_of, Best, Evaluations,
+    RankOptions, PARAM_LINE,
+};
 use crate::deps::Dependences;
 use crate::emulator::Estimate;
 use crate::poly::Program;
@@ -29,6 +32,16 @@ pub struct SearchOptions {
     pub runs: Option<usize>,
     /// No new batch of evaluations starts after this.
     pub deadline: Option<Instant>,
+    /// `(i, n)`: evaluate only the candidates whose number is `i` modulo `n` (a shard of
+    /// the search, for several machines; their databases merge).
+    pub shard: Option<(usize, usize)>,
+}
+
+impl SearchOptions {
+    /// Whether candidate number `k` is this search's.
+    fn mine(&self, k: usize) -> bool {
+        self.shard.is_none_or(|(i, n)| k % n == i)
+    }
 }
 
 /// One variant of a nest as the search met it.
@@ -44,8 +57,9 @@ pub struct VariantReport {
     pub evaluated: usize,
     /// Skipped: the bound was not below the best time found.
     pub pruned: bool,
-    /// The fastest predicted time among its evaluated combinations.
+    /// The fastest predicted time among its evaluated combinations, and their tile sizes.
     pub best_us: Option<f64>,
+    pub best_values: Option<String>,
     /// Evaluated combinations predicted faster than the bound (a defect of the bound:
     /// always 0, which the tests check).
     pub below_bound: usize,
@@ -100,6 +114,8 @@ pub fn search(
     let mut chosen = pick.chosen.clone();
     let mut reports = Vec::new();
     let (mut space, mut pruned, mut cut_short) = (0, 0, false);
+    // Candidates are numbered in the order the search meets them, for shards.
+    let mut number = 0;
     let budget_left = |evals: &Evaluations| {
         s.runs
             .map_or(usize::MAX, |n| n.saturating_sub(evals.considered))
@@ -112,27 +128,33 @@ pub fn search(
             .map(|(j, v)| (bound::variant_bound(&nests, nest, v, o.device), j))
             .collect();
         order.sort_by(|a, b| a.0.us.total_cmp(&b.0.us).then(a.1.cmp(&b.1)));
-        evals.expected += nest.variants.iter().map(|v| combos(v).len()).sum::<usize>();
         let mut nest_best: Option<Variant> = None;
         for (b, j) in order {
             let v = &nest.variants[j];
-            let all = combos(v);
-            space += all.len();
+            let all: Vec<Vec<i64>> = combos(v)
+                .into_iter()
+                .enumerate()
+                .filter(|(c, _)| s.mine(number + c))
+                .map(|(_, c)| c)
+                .collect();
+            let count = combos(v).len();
+            number += count;
+            space += count;
             let mut report = VariantReport {
                 nest: k,
-                description: describe(program, v),
+                description: describe_form(program, v),
                 bound: b.clone(),
-                combos: all.len(),
+                combos: count,
                 evaluated: 0,
                 pruned: false,
                 best_us: None,
+                best_values: None,
                 below_bound: 0,
             };
             let best_us = best.as_ref().map_or(f64::INFINITY, |(r, _, _)| r.0);
             if !s.exhaustive && b.us >= best_us {
                 report.pruned = true;
-                pruned += all.len();
-                evals.expected = evals.expected.saturating_sub(all.len());
+                pruned += count;
                 reports.push(report);
                 continue;
             }
@@ -142,6 +164,7 @@ pub fn search(
                 reports.push(report);
                 continue;
             }
+            evals.expected += all.len();
             let trials: Vec<Variant> = all.iter().map(|c| v.with_values(c)).collect();
             let texts: Vec<String> = trials
                 .iter()
@@ -168,8 +191,10 @@ pub fn search(
             for (t, outcome) in outcomes.iter().enumerate() {
                 report.evaluated += 1;
                 if let Ok(est) = outcome {
-                    report.best_us =
-                        Some(report.best_us.map_or(est.time_us, |x| x.min(est.time_us)));
+                    if report.best_us.is_none_or(|b| est.time_us < b) {
+                        report.best_us = Some(est.time_us);
+                        report.best_values = Some(describe_values(&trials[t]));
+                    }
                     if est.time_us < b.us {
                         report.below_bound += 1;
                     }
@@ -287,6 +312,13 @@ pub fn search_params(
         }
     };
     let space = combos.len();
+    // A shard keeps its share; the defaults stay first (the reference for the report).
+    let combos: Vec<Vec<(String, String)>> = combos
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| *k == 0 || s.mine(*k))
+        .map(|(_, c)| c)
+        .collect();
     let mut texts: Vec<String> = combos.iter().map(|c| text_for(c)).collect();
     let mut cut_short = false;
     if let Some(runs) = s.runs {
