@@ -1,7 +1,8 @@
 /* Calls the SGEMM library that `gpucc library examples/sgemm_sizes.c ... -o sgemm_lib/`
  * writes, as any C program would: build the library with `make -C sgemm_lib`, then
- *   nvcc -O2 -Isgemm_lib examples/call_sgemm.c -Lsgemm_lib -lsgemm -o call_sgemm
- * (nvcc links the CUDA runtime; with gcc, add -lcudart). The arrays are in host memory. */
+ *   nvcc -O2 -Isgemm_lib examples/call_sgemm.c sgemm_lib/libsgemm.a -o call_sgemm
+ * (nvcc links the CUDA runtime; with gcc, add -lcudart -lstdc++). The arrays are in host
+ * memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "sgemm.h"

@@ -4,6 +4,7 @@
 //! CPU runtime before anything is written.
 
 use super::compile::{compile, device, RecipeSource};
+use super::specialise::{specialise, Specialised};
 use super::tune::{kernel_name, tune_size, Job};
 use super::{InputArgs, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_USER_ERROR};
 use crate::frontend::UnitKind;
@@ -97,12 +98,17 @@ fn parse_sizes(text: &str) -> Result<(Vec<String>, Vec<i64>), String> {
     Ok((names, values))
 }
 
-/// One distinct variant of the library.
+/// One variant of the library.
 struct Variant {
     recipe: String,
     description: String,
     kernels: String,
     host: String,
+    /// The macros that fix its sizes (`#define GPUCC_C0_m 4096`).
+    defines: String,
+    /// The arguments the dispatcher passes it (with the casts to its fixed-size arrays);
+    /// `None`: the entry point's own (the fallback, for any size).
+    call: Option<String>,
 }
 
 pub(super) fn library_command(
@@ -165,19 +171,17 @@ pub(super) fn library_command(
             return EXIT_USER_ERROR;
         }
     };
-    let kernel = kernel_name(&a.input, None);
-    let job = Job {
-        input: &a.input,
-        device: &device,
-        recipe: None,
-        exhaustive: false,
-        shard: None,
-        kernel: &kernel,
-        runs: a.budget,
-        deadline: None,
-    };
-    // Tune each size.
-    let mut classes = Vec::new();
+    let original = std::fs::read_to_string(&a.input.file).unwrap_or_default();
+    let scratch = std::env::temp_dir().join(format!("gpucc-library-{}", std::process::id()));
+    let file_name = a
+        .input
+        .file
+        .file_name()
+        .map_or_else(|| "kernel.c".into(), |n| n.to_os_string());
+    // Each size class: the function specialised to its sizes, tuned, checked, compiled.
+    let mut variants: Vec<Variant> = Vec::new();
+    let mut classes: Vec<(Vec<(String, i64)>, crate::tune::search::Searched)> = Vec::new();
+    let mut helpers = (false, false, false);
     for (k, point) in points.iter().enumerate() {
         let label = label(point);
         let _ = writeln!(
@@ -186,13 +190,82 @@ pub(super) fn library_command(
             k + 1,
             points.len()
         );
-        let report = match tune_size(&job, point, &mut database, err, color) {
-            Ok(r) => r,
-            Err(code) => return code,
+        let Some(spec) = specialise(&original, &program.unit.function, point, k) else {
+            let _ = writeln!(
+                err,
+                "error: `{}` is not in `{}`",
+                program.unit.function,
+                a.input.file.display()
+            );
+            return EXIT_USER_ERROR;
         };
+        let dir = scratch.join(format!("class{k}"));
+        let path = dir.join(&file_name);
+        if let Err(e) =
+            std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, &spec.text))
+        {
+            let _ = writeln!(err, "error: cannot write `{}`: {e}", path.display());
+            return EXIT_USER_ERROR;
+        }
+        let mut input = a.input.clone();
+        input.file = path.clone();
+        // The file's own headers, from where it was.
+        if let Some(parent) = a.input.file.parent().filter(|p| !p.as_os_str().is_empty()) {
+            input.include.insert(0, parent.to_path_buf());
+        } else {
+            input.include.insert(0, PathBuf::from("."));
+        }
+        let kernel = kernel_name(&input, None);
+        let job = Job {
+            input: &input,
+            device: &device,
+            recipe: None,
+            exhaustive: false,
+            shard: None,
+            kernel: &kernel,
+            runs: a.budget,
+            deadline: None,
+        };
+        let report = match tune_size(&job, &[], &mut database, err, color) {
+            Ok(r) => r,
+            Err(code) => {
+                let _ = writeln!(
+                    err,
+                    "  = note: size class {k} ({label}), {} specialised to these sizes",
+                    program.unit.function
+                );
+                return code;
+            }
+        };
+        let recipe = report.searched.recipe.clone();
+        // The check gpucc FILE.c --recipe R.lua --verify makes (at reduced sizes).
+        let _ = writeln!(
+            err,
+            "gpucc: library {name}: checking size class {k} against the C on the CPU"
+        );
+        if let Err(code) = check_specialised(&input, &recipe, &dir, &a.model, err) {
+            return code;
+        }
+        let (built, uses) =
+            match build_variant(&input, &device, &recipe, &name, variants.len(), err, color) {
+                Ok(b) => b,
+                Err(code) => return code,
+            };
+        helpers = (helpers.0 | uses.0, helpers.1 | uses.1, helpers.2 | uses.2);
+        let call = specialised_call(&program, &built.program, &spec);
+        variants.push(Variant {
+            recipe,
+            description: report.searched.description.clone(),
+            kernels: built.kernels,
+            host: built.host,
+            defines: spec.defines,
+            call: Some(call),
+        });
         classes.push((point.clone(), report.searched));
     }
-    // The fallback: gpucc's own choice at the sizes it assumes (1024).
+    let _ = std::fs::remove_dir_all(&scratch);
+    // The fallback: gpucc's own choice at the sizes it assumes (1024), for sizes known at
+    // run time.
     let fallback = match compile(
         &a.input,
         &device,
@@ -205,69 +278,30 @@ pub(super) fn library_command(
         Ok(c) => c.recipe_text,
         Err(code) => return code,
     };
-    // The distinct recipes (their commands: notes differ), each compiled once.
-    let mut variants: Vec<Variant> = Vec::new();
-    let mut variant_of = Vec::new();
-    let recipes: Vec<(String, String)> = classes
-        .iter()
-        .map(|(_, s)| (s.recipe.clone(), s.description.clone()))
-        .chain(std::iter::once((
-            fallback,
-            "gpucc's own choice at the sizes it assumes".to_string(),
-        )))
-        .collect();
-    let file = crate::diag::SourceFile::new(
-        a.input.file.display().to_string(),
-        std::fs::read_to_string(&a.input.file).unwrap_or_default(),
-    );
-    let mut helpers = (false, false, false);
-    let mut header = String::new();
-    for (recipe, description) in &recipes {
-        let commands = commands_of(recipe);
-        if let Some(k) = variants
-            .iter()
-            .position(|v| commands_of(&v.recipe) == commands)
-        {
-            variant_of.push(k);
-            continue;
-        }
-        let source = RecipeSource::Text(recipe.clone());
-        let compiled = match compile(&a.input, &device, source, &[], &mut Vec::new(), err, color) {
-            Ok(c) => c,
-            Err(code) => return code,
-        };
-        let parts = match crate::cuda::unit_parts(&file, &compiled.unit.0, &compiled.unit.1) {
-            Ok(p) => p,
-            Err(d) => {
-                let why = d.first().map_or("refused", |d| d.message.as_str());
-                let _ = writeln!(
-                    err,
-                    "error: a variant of the library cannot be written: {why}"
-                );
-                return EXIT_INTERNAL;
-            }
-        };
-        // Kernel names unique in the file (the CPU runtime finds kernels by name), as
-        // `gemm_v1_gemm_kernel`.
-        let mut kernels = parts.kernels;
-        let mut host = parts.host;
-        for k in &compiled.unit.0.kernels {
-            let renamed = format!("{name}_v{}_{}", variants.len(), k.name);
-            kernels = rename_identifier(&kernels, &k.name, &renamed);
-            host = rename_identifier(&host, &k.name, &renamed);
-        }
-        helpers.0 |= parts.uses_floord;
-        helpers.1 |= parts.uses_vectors;
-        helpers.2 |= parts.uses_async;
-        header = parts.header;
-        variant_of.push(variants.len());
-        variants.push(Variant {
-            recipe: recipe.clone(),
-            description: description.clone(),
-            kernels,
-            host,
-        });
-    }
+    let (built, uses) = match build_variant(
+        &a.input,
+        &device,
+        &fallback,
+        &name,
+        variants.len(),
+        err,
+        color,
+    ) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    helpers = (helpers.0 | uses.0, helpers.1 | uses.1, helpers.2 | uses.2);
+    let header = built.header.clone();
+    variants.push(Variant {
+        recipe: fallback,
+        description: "gpucc's own choice at the sizes it assumes, for sizes known at run time"
+            .to_string(),
+        kernels: built.kernels,
+        host: built.host,
+        defines: String::new(),
+        call: None,
+    });
+    let variant_of: Vec<usize> = (0..variants.len()).collect();
     let inputs = match test_inputs(&program) {
         Ok(i) => i,
         Err(why) => {
@@ -301,6 +335,8 @@ pub(super) fn library_command(
                 "values": point.iter().map(|(_, v)| v.to_string()).collect::<Vec<_>>(),
                 "sizes": point.iter().map(|(n, v)| (n.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
                 "variant": variant_of[k],
+                "call": variants[k].call,
+                "condition": point.iter().map(|(n, v)| format!("{n} == {v}")).collect::<Vec<_>>().join(" && "),
                 "predicted": format!("{} (emulated)", format_us(s.estimate.time_us)),
                 "predicted_us": s.estimate.time_us,
             })
@@ -365,6 +401,17 @@ pub(super) fn library_command(
     context.insert("fallback", &fallback_variant);
     context.insert("inputs", &inputs);
     context.insert("test_size", &TEST_SIZE);
+    context.insert("test_sizes", &vec![TEST_SIZE.to_string(); size_names.len()]);
+    // The first class's sizes, the last one plus 1: tuned for none.
+    context.insert(
+        "near_sizes",
+        &classes[0]
+            .0
+            .iter()
+            .enumerate()
+            .map(|(k, (_, v))| if k + 1 == size_names.len() { v + 1 } else { *v }.to_string())
+            .collect::<Vec<_>>(),
+    );
     context.insert(
         "prelude",
         &crate::cuda::prelude_with_helpers(helpers.0, helpers.1, helpers.2),
@@ -378,27 +425,24 @@ pub(super) fn library_command(
                 serde_json::json!({
                     "index": k,
                     "description": v.description,
+                    "defines": v.defines.trim_end(),
                     "kernels": v.kernels.trim_end(),
                     "host": v.host.trim_end(),
                 })
             })
             .collect::<Vec<_>>(),
     );
-    // Every variant, checked on the CPU runtime through the dispatcher, before writing.
-    for (k, v) in variants.iter().enumerate() {
-        let class = variant_of
-            .iter()
-            .position(|&x| x == k)
-            .filter(|&c| c < classes.len());
-        let class = class.map_or(-1, |c| c as i64);
+    // The fallback, checked on the CPU runtime through the dispatcher, before writing (the
+    // size classes were checked at reduced sizes above).
+    for (k, v) in variants
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.call.is_none())
+    {
+        let class = -1;
         let _ = writeln!(
             err,
-            "gpucc: library {name}: checking variant {k} ({}) against the C on the CPU",
-            if class < 0 {
-                "the fallback".to_string()
-            } else {
-                format!("size class {class}")
-            }
+            "gpucc: library {name}: checking the fallback against the C on the CPU, through the dispatcher"
         );
         context.insert("entry", &false);
         let probe = match render("library.cu", &context) {
@@ -473,7 +517,7 @@ pub(super) fn library_command(
             }
         }
     }
-    files.push((format!("{name}_reference.c"), file.text.clone()));
+    files.push((format!("{name}_reference.c"), original.clone()));
     files.push((
         "manifest.json".to_string(),
         serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n",
@@ -543,6 +587,8 @@ struct TestInput {
     integer: bool,
     written: bool,
     tolerance: String,
+    /// A size of the code (a parameter of `check_class`).
+    is_size: bool,
 }
 
 /// The test program's inputs, one per parameter of the function.
@@ -561,6 +607,7 @@ fn test_inputs(p: &Program) -> Result<Vec<TestInput>, String> {
             integer,
             written: false,
             tolerance: String::new(),
+            is_size: p.params.contains(&d.name),
         };
         if d.dims.is_empty() {
             let kind = if integer { "size" } else { "scalar" };
@@ -630,6 +677,132 @@ fn render(template: &str, context: &tera::Context) -> Result<String, String> {
     .map_err(|e| format!("a library template does not parse: {e:?}"))?;
     t.render(template, context)
         .map_err(|e| format!("the library template {template} failed: {e:?}"))
+}
+
+/// A variant compiled for the library: its kernels (renamed `NAME_vK_...`, unique in the
+/// file) and host function, the header of that function, and its program.
+struct Built {
+    kernels: String,
+    host: String,
+    header: String,
+    program: Program,
+}
+
+/// Compiles `recipe` on `input` as variant `index` of library `name`; with the helpers
+/// its code uses (floord, vector copies, asynchronous copies).
+fn build_variant(
+    input: &InputArgs,
+    device: &crate::device::Device,
+    recipe: &str,
+    name: &str,
+    index: usize,
+    err: &mut dyn Write,
+    color: bool,
+) -> Result<(Built, (bool, bool, bool)), i32> {
+    let source = RecipeSource::Text(recipe.to_string());
+    let compiled = compile(input, device, source, &[], &mut Vec::new(), err, color)?;
+    let file = crate::diag::SourceFile::new(
+        input.file.display().to_string(),
+        std::fs::read_to_string(&input.file).unwrap_or_default(),
+    );
+    let parts =
+        crate::cuda::unit_parts(&file, &compiled.unit.0, &compiled.unit.1).map_err(|d| {
+            let why = d.first().map_or("refused", |d| d.message.as_str());
+            let _ = writeln!(
+                err,
+                "error: a variant of the library cannot be written: {why}"
+            );
+            EXIT_INTERNAL
+        })?;
+    // Kernel names unique in the file (the CPU runtime finds kernels by name).
+    let mut kernels = parts.kernels;
+    let mut host = parts.host;
+    for k in &compiled.unit.0.kernels {
+        let renamed = format!("{name}_v{index}_{}", k.name);
+        kernels = rename_identifier(&kernels, &k.name, &renamed);
+        host = rename_identifier(&host, &k.name, &renamed);
+    }
+    let uses = (parts.uses_floord, parts.uses_vectors, parts.uses_async);
+    Ok((
+        Built {
+            kernels,
+            host,
+            header: parts.header,
+            program: compiled.unit.0.program.clone(),
+        },
+        uses,
+    ))
+}
+
+/// `gpucc FILE.c --recipe R.lua --verify -o ...` on a specialised file: the recipe compiled
+/// again at reduced sizes and checked against the C on the CPU. On failure, what it printed
+/// and its exit code.
+fn check_specialised(
+    input: &InputArgs,
+    recipe: &str,
+    dir: &std::path::Path,
+    model: &str,
+    err: &mut dyn Write,
+) -> Result<(), i32> {
+    let recipe_path = dir.join("tuned.lua");
+    if let Err(e) = std::fs::write(&recipe_path, recipe) {
+        let _ = writeln!(err, "error: cannot write `{}`: {e}", recipe_path.display());
+        return Err(EXIT_USER_ERROR);
+    }
+    let args = super::CompileArgs {
+        input: input.clone(),
+        recipe: Some(recipe_path),
+        param: Vec::new(),
+        output: Some(dir.join("tuned.cu")),
+        verify: true,
+        no_verify: false,
+        verify_size: super::check::VerifySize::Reduced(None),
+        explain: false,
+        json: false,
+        target: super::TargetArgs {
+            device: model.to_string(),
+        },
+        check: super::CheckArgs {
+            sizes: Vec::new(),
+            diagonally_dominant: false,
+            links: Vec::new(),
+        },
+    };
+    let (mut out, mut said) = (Vec::new(), Vec::new());
+    let code = super::compile::compile_command(&args, &mut out, &mut said, false);
+    if code != EXIT_OK {
+        let _ = err.write_all(&said);
+        let _ = writeln!(err, "  = note: while checking a size class of the library (its function specialised to the sizes)");
+        return Err(code);
+    }
+    Ok(())
+}
+
+/// The arguments the dispatcher passes a specialised variant: the entry point's, with
+/// the arrays cast to the variant's fixed-size array types.
+fn specialised_call(entry: &Program, variant: &Program, spec: &Specialised) -> String {
+    entry
+        .unit
+        .params
+        .iter()
+        .map(|param| {
+            let name = &param.declarator.name;
+            let Some(a) = variant.arrays.iter().find(|a| a.name == *name) else {
+                return name.clone();
+            };
+            if a.dim_texts.len() < 2 {
+                return name.clone();
+            }
+            let mut inner = String::new();
+            for d in &a.dim_texts[1..] {
+                inner.push_str(&format!("[{d}]"));
+            }
+            let _ = &spec.macros;
+            let konst = if param.spec.is_const { "const " } else { "" };
+            format!("({konst}{} (*){inner}){name}", a.elem.c_name())
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Why `program` cannot be a library at these sizes, if it cannot.
@@ -702,15 +875,6 @@ fn label(point: &[(String, i64)]) -> String {
         .map(|(n, v)| format!("{n}={v}"))
         .collect::<Vec<_>>()
         .join(",")
-}
-
-/// A recipe's commands, without its comments (the notes differ between sizes).
-fn commands_of(recipe: &str) -> Vec<&str> {
-    recipe
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("--"))
-        .collect()
 }
 
 /// `text` with every whole-word occurrence of the identifier `from` replaced by `to`.

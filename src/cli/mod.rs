@@ -11,6 +11,7 @@ mod emulate;
 mod explain;
 mod library;
 mod options;
+mod specialise;
 mod tune;
 
 use options::{parse_define, parse_param, parse_size};
