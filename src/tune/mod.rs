@@ -209,6 +209,16 @@ fn attempt(
     let mut best: Best = None;
     // Phase III: each nest's variants with the others fixed.
     for k in 0..legal.len() {
+        smaller_tiles_where_shared_memory_overflows(
+            &plan,
+            program,
+            deps,
+            o,
+            &mut evals,
+            &chosen,
+            k,
+            &mut legal[k],
+        );
         let trials: Vec<Vec<Variant>> = legal[k]
             .iter()
             .map(|v| {
@@ -333,6 +343,55 @@ fn attempt(
     };
     ranked.write_recipe(program);
     Ok(Ok(ranked))
+}
+
+/// Tile sizes tried, at most, for a variant whose default ones overflow shared memory.
+const SMALLER_TILES: usize = 3;
+
+/// Gives each variant of nest `k` whose default tile sizes need more shared memory than a
+/// block has the first of its smaller combinations that compiles (fewest elements per
+/// tile first, at most [`SMALLER_TILES`] tried), instead of losing the variant: a
+/// triangular SYRK's shared-memory variants overflowed at their defaults, and the variant
+/// kept was 16.9x slower than one of them at `TK=8` (as `gpucc tune` found).
+#[allow(clippy::too_many_arguments)]
+fn smaller_tiles_where_shared_memory_overflows(
+    plan: &Plan,
+    program: &Program,
+    deps: &Dependences,
+    o: &mut RankOptions,
+    evals: &mut Evaluations,
+    chosen: &[Variant],
+    k: usize,
+    variants: &mut [Variant],
+) {
+    let text_with = |v: &Variant| {
+        let mut trial = chosen.to_vec();
+        trial[k] = v.clone();
+        text_of(plan, program, &trial, 0)
+    };
+    let texts: Vec<String> = variants.iter().map(text_with).collect();
+    let outcomes = evals.run(program, deps, o, &texts);
+    for (j, outcome) in outcomes.iter().enumerate() {
+        let overflows = matches!(outcome, Err(e) if e.contains("shared memory would be"));
+        if !overflows {
+            continue;
+        }
+        let v = &variants[j];
+        let current: Vec<i64> = v.params.iter().map(|p| p.value).collect();
+        let mut smaller: Vec<&Vec<i64>> = v.combos.iter().filter(|c| **c != current).collect();
+        smaller.sort_by_key(|c| c.iter().product::<i64>());
+        let tries: Vec<Variant> = smaller
+            .into_iter()
+            .take(SMALLER_TILES)
+            .map(|c| v.with_values(c))
+            .collect();
+        let texts: Vec<String> = tries.iter().map(text_with).collect();
+        evals.expected += texts.len();
+        let outcomes = evals.run(program, deps, o, &texts);
+        if let Some(t) = outcomes.iter().position(|r| r.is_ok()) {
+            variants[j] = tries[t].clone();
+        }
+    }
 }
 
 /// The best guess so far: its rank, estimate and recipe text.
