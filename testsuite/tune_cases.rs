@@ -285,39 +285,53 @@ fn run_library_test_on_the_cpu(dir: &std::path::Path, name: &str, function: &str
 
 #[test]
 fn a_library_is_tuned_per_size_built_by_nvcc_and_its_test_passes_on_the_cpu() {
-    for (file, sizes, name, function) in [
+    // (file, sizes, name, function, size classes, arrays written)
+    let cases: [(&str, &[&str], &str, &str, usize, usize); 3] = [
         (
             "examples/sgemm_sizes.c",
-            "m,n,k=64..256*2",
+            &["m,n,k=64..256*2"],
             "sgemm",
             "sgemm",
+            3,
+            1,
         ),
         (
             "examples/sgemv_sizes.c",
-            "m,n=128..2048*4",
+            &["m,n=128..2048*4"],
             "matvec",
             "sgemv",
+            3,
+            1,
         ),
-    ] {
+        (
+            "testsuite/tune/jacobi2d_sizes.c",
+            &["steps=10", "n,m=128..512*4"],
+            "jacobi",
+            "jacobi2d",
+            2,
+            2,
+        ),
+    ];
+    for (file, sizes, name, function, classes, written) in cases {
         let dir = scratch_path(name);
         let db = scratch_path(&format!("{name}.jsonl"));
-        let (code, out, err) = gpucc(&[
-            "library".to_string(),
-            file.to_string(),
-            "--sizes".to_string(),
-            sizes.to_string(),
-            "--budget".to_string(),
-            "12".to_string(),
-            "--name".to_string(),
-            name.to_string(),
-            "--db".to_string(),
+        let mut args: Vec<String> = vec!["library".into(), file.into()];
+        for spec in sizes {
+            args.extend(["--sizes".to_string(), spec.to_string()]);
+        }
+        for extra in ["--budget", "12", "--name", name, "--db"] {
+            args.push(extra.to_string());
+        }
+        args.extend([
             db.display().to_string(),
-            "-o".to_string(),
+            "-o".into(),
             dir.display().to_string(),
         ]);
+        let (code, out, err) = gpucc(&args);
         assert_eq!(code, 0, "{file}: {err}");
         assert!(
-            out.contains("3 size classes") && out.contains("checked against the C"),
+            out.contains(&format!("{classes} size classes"))
+                && out.contains("checked against the C"),
             "{out}"
         );
         for f in [
@@ -333,12 +347,12 @@ fn a_library_is_tuned_per_size_built_by_nvcc_and_its_test_passes_on_the_cpu() {
                 .unwrap();
         assert_eq!(
             manifest["classes"].as_array().unwrap().len(),
-            3,
+            classes,
             "{manifest}"
         );
+        // A variant per size class, and the fallback, each in a namespace of its own.
         let variants = manifest["variants"].as_array().unwrap().len();
-        assert!((1..=4).contains(&variants), "{manifest}");
-        // Identical variants are one: the .cu defines each once.
+        assert_eq!(variants, classes + 1, "{manifest}");
         let cu = std::fs::read_to_string(dir.join(format!("{name}.cu"))).unwrap();
         assert_eq!(
             cu.matches(&format!("\nnamespace {name}_v")).count(),
@@ -347,7 +361,11 @@ fn a_library_is_tuned_per_size_built_by_nvcc_and_its_test_passes_on_the_cpu() {
         );
         let test = run_library_test_on_the_cpu(&dir, name, function);
         assert!(test.contains("all size classes agree with the C"), "{test}");
-        assert_eq!(test.matches("largest relative error").count(), 4, "{test}");
+        assert_eq!(
+            test.matches("largest relative error").count(),
+            (classes + 1) * written,
+            "{test}"
+        );
         // nvcc compiles the library (no GPU needed to compile).
         if let Some(nvcc) = crate::harness::nvcc() {
             let out = std::process::Command::new(nvcc)
