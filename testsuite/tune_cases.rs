@@ -286,7 +286,8 @@ fn run_library_test_on_the_cpu(dir: &std::path::Path, name: &str, function: &str
 #[test]
 fn a_library_is_tuned_per_size_built_by_nvcc_and_its_test_passes_on_the_cpu() {
     // (file, sizes, name, function, size classes, arrays written)
-    let cases: [(&str, &[&str], &str, &str, usize, usize); 3] = [
+    type Case<'a> = (&'a str, &'a [&'a str], &'a str, &'a str, usize, usize);
+    let cases: [Case; 3] = [
         (
             "examples/sgemm_sizes.c",
             &["m,n,k=64..256*2"],
