@@ -30,7 +30,7 @@ pub(super) struct LibraryArgs {
     /// The library's name and entry point (default: the function's name).
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
-    /// What judges the variants: `emulator` (predictions) or `gpu`.
+    /// What judges the variants: `emulator` (predictions) or `gpu` (not built yet, exits 4).
     #[arg(
         long = "device",
         value_name = "emulator|gpu",

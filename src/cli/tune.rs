@@ -31,7 +31,7 @@ pub(super) struct TuneArgs {
     #[arg(long = "size", value_name = "NAME=VALUE[,...]", value_parser = parse_size_point)]
     sizes: Vec<Vec<(String, i64)>>,
     /// What judges the variants: `emulator` (the performance emulator alone: every time
-    /// it prints is a prediction) or `gpu` (timed on this machine's GPU).
+    /// it prints is a prediction) or `gpu` (timing on this machine's GPU: not built yet, exits 4).
     #[arg(
         long = "device",
         value_name = "emulator|gpu",
