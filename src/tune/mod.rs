@@ -647,7 +647,9 @@ impl Evaluations {
                 None => todo.push(k),
             }
         }
-        self.expected -= texts.len() - todo.len();
+        // Texts known already are not expected any more (saturating: a text met again,
+        // as Phase III meets the variants the tile-size retry ran, counts once).
+        self.expected = self.expected.saturating_sub(texts.len() - todo.len());
         let workers = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
