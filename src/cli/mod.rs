@@ -10,6 +10,7 @@ mod compile;
 mod emulate;
 mod explain;
 mod library;
+mod library_files;
 mod options;
 mod specialise;
 mod tune;
