@@ -94,17 +94,8 @@ pub fn emit(
     }
     cpp_compat::push_copied(&mut body, &file.text, at, file.text.len(), &casts);
     let mut out = header(file, units, options);
-    out.push_str(&prelude(uses_floord));
-    // Before the file's own text: a function of the file may hold a kernel.
-    for (used, helpers) in [
-        (uses_vectors, copies::VECTOR_HELPERS),
-        (uses_async, copies::ASYNC_HELPERS),
-    ] {
-        if used {
-            out.push_str(helpers.trim_start());
-            out.push('\n');
-        }
-    }
+    // The helpers before the file's own text: a function of the file may hold a kernel.
+    out.push_str(&prelude_with_helpers(uses_floord, uses_vectors, uses_async));
     out.push_str(&crate::frontend::macros::apply_defines(
         &body,
         options.defines,

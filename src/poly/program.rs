@@ -332,22 +332,9 @@ impl Program {
     /// parameters at `sizes` (isl's bounds of the loop's dimension; for a triangular loop
     /// its longest row); `None` when a parameter is missing or isl cannot tell.
     pub fn index_range(&self, s: StatementId, l: LoopId, sizes: &[(String, i64)]) -> Option<i64> {
-        use super::isl::{Bound, Ctx, Set};
-        let ctx = Ctx::new();
-        let st = &self.statements[s];
-        let k = st.loops.iter().position(|x| *x == l)?;
-        let fix: Vec<String> = sizes
-            .iter()
-            .filter(|(n, _)| self.params.contains(n))
-            .map(|(n, v)| format!("{} = {v}", isl_name(n)))
-            .collect();
-        let mut text = self.domain_text(s);
-        if !fix.is_empty() {
-            let body = text.trim_end().trim_end_matches('}').to_string();
-            text = format!("{body} and {} }}", fix.join(" and "));
-        }
-        let set = Set::parse(&ctx, &text).ok()?;
-        let set = set.project_out_params().ok()?;
+        use super::isl::Bound;
+        let k = self.statements[s].loops.iter().position(|x| *x == l)?;
+        let set = self.domain_at(s, sizes)?;
         match set.dim_range(k).ok()? {
             (Bound::Finite(lo), Bound::Finite(hi)) => {
                 Some((hi - lo) / self.loops[l].step.abs() + 1)
@@ -356,13 +343,10 @@ impl Program {
         }
     }
 
-    /// The number of values each loop around statement `s` takes (outermost first) when
-    /// its domain, with the parameters at `sizes`, is a box (every loop's range the same
-    /// whatever the loops around it): its instances are then their product. `None` for
-    /// other domains (triangles, strides, guards), a missing size, or when isl cannot tell.
-    pub fn box_ranges(&self, s: StatementId, sizes: &[(String, i64)]) -> Option<Vec<i64>> {
-        use super::isl::{Bound, Ctx, Set};
-        let ctx = Ctx::new();
+    /// Statement `s`'s domain with the parameters at `sizes`, the parameters projected out
+    /// (those without a value: any value); `None` when isl cannot read it.
+    fn domain_at(&self, s: StatementId, sizes: &[(String, i64)]) -> Option<super::isl::Set> {
+        use super::isl::{Ctx, Set};
         let fix: Vec<String> = sizes
             .iter()
             .filter(|(n, _)| self.params.contains(n))
@@ -373,8 +357,19 @@ impl Program {
             let body = text.trim_end().trim_end_matches('}').to_string();
             text = format!("{body} and {} }}", fix.join(" and "));
         }
-        let set = Set::parse(&ctx, &text).ok()?;
-        let set = set.project_out_params().ok()?.simplify().ok()?;
+        Set::parse(&Ctx::new(), &text)
+            .ok()?
+            .project_out_params()
+            .ok()
+    }
+
+    /// The number of values each loop around statement `s` takes (outermost first) when
+    /// its domain, with the parameters at `sizes`, is a box (every loop's range the same
+    /// whatever the loops around it): its instances are then their product. `None` for
+    /// other domains (triangles, strides, guards), a missing size, or when isl cannot tell.
+    pub fn box_ranges(&self, s: StatementId, sizes: &[(String, i64)]) -> Option<Vec<i64>> {
+        use super::isl::Bound;
+        let set = self.domain_at(s, sizes)?.simplify().ok()?;
         if set.is_empty().ok()? || !set.is_box().ok()? {
             return None;
         }
