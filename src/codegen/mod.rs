@@ -718,11 +718,9 @@ fn kernel_code(
     )?;
     // Each block variable ranges over the values of its loop: with that known, isl does not
     // guard what the grid already bounds.
-    let mut outer: Vec<String> = t.program.params.clone();
-    outer.extend(names.host.iter().cloned());
-    for (l, name) in kernel.blocks.iter().zip(&names.blocks) {
-        let values = level_values(t, ctx, kernel, *l, &outer, &[])?;
-        context = context.intersect_params(&values.progression_hull()?.as_parameter(name)?)?;
+    let block_ranges = block_ranges(t, ctx, kernel, &names)?;
+    for range in &block_ranges {
+        context = context.intersect_params(range)?;
     }
     let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
     let body = to_ir(t, &ast, warnings);
@@ -743,7 +741,7 @@ fn kernel_code(
         }
     }
     let body = ir::prune(&body, &mut ranges);
-    let reductions = reduction::targets(t, ctx, kernel, &names, &context)?
+    let reductions = reduction::targets(t, ctx, kernel, &names, &block_ranges, &context)?
         .into_iter()
         .map(|r| ReductionIr {
             target: ir::prune(&r.target, &mut ranges),
@@ -881,6 +879,29 @@ fn within(extent: &Expr, limit: i64) -> bool {
 
 /// The values a level takes over the kernel's source statements, as a one-dimensional set
 /// with `params` (host loop values fixed by name, and the given levels fixed to names).
+/// Each block variable's values as a constraint on a parameter of its name: the values of
+/// its loop (their hull, with the loop's stride) in terms of the program's parameters and
+/// the host variables.
+fn block_ranges(
+    t: &Transformed,
+    ctx: &Ctx,
+    kernel: &Kernel,
+    names: &KernelNames,
+) -> Result<Vec<Set>, IslError> {
+    let mut outer: Vec<String> = t.program.params.clone();
+    outer.extend(names.host.iter().cloned());
+    kernel
+        .blocks
+        .iter()
+        .zip(&names.blocks)
+        .map(|(l, name)| {
+            level_values(t, ctx, kernel, *l, &outer, &[])?
+                .progression_hull()?
+                .as_parameter(name)
+        })
+        .collect()
+}
+
 fn level_values(
     t: &Transformed,
     ctx: &Ctx,

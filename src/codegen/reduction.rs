@@ -3,7 +3,7 @@
 //! writes them, with a guard where a block may hold no instance of the update).
 
 use super::ir::{Node, ReductionIr};
-use super::{level_values, prefix, value_of, KernelNames};
+use super::{prefix, value_of, KernelNames};
 use crate::poly::astbuild::{self, AstNode};
 use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
 use crate::transform::cudaize::Kernel;
@@ -19,6 +19,7 @@ pub fn targets(
     ctx: &Ctx,
     kernel: &Kernel,
     names: &KernelNames,
+    block_ranges: &[Set],
     thread_context: &Set,
 ) -> Result<Vec<ReductionIr>, IslError> {
     let p = &t.program;
@@ -26,15 +27,13 @@ pub fn targets(
     // variables; each block variable ranges over its loop's values.
     let mut params: Vec<String> = p.params.clone();
     params.extend(names.host.iter().cloned());
-    let outer = params.clone();
     params.extend(names.blocks.iter().cloned());
     let mut with_threads = params.clone();
     with_threads.extend(names.threads.iter().cloned());
     let params = &params;
     let mut context = Set::parse(ctx, &format!("{}{{ : }}", prefix(params)))?;
-    for (l, name) in kernel.blocks.iter().zip(&names.blocks) {
-        let values = level_values(t, ctx, kernel, *l, &outer, &[])?;
-        context = context.intersect_params(&values.progression_hull()?.as_parameter(name)?)?;
+    for range in block_ranges {
+        context = context.intersect_params(range)?;
     }
     let context = &context;
     let mut out = Vec::new();
