@@ -22,18 +22,37 @@ pub const MAX_COPIES: i64 = 1024;
 fn most_copies(t: &Transformed, level: LevelId, count: i64) -> TResult<i64> {
     let mut most = 1;
     for s in t.statements_in(level) {
-        if !matches!(t.statements[s].kind, super::StmtKind::Compute(_)) {
-            continue;
+        if matches!(t.statements[s].kind, super::StmtKind::Compute(_)) {
+            most = most.max(copies(t, s, level, count)?);
         }
-        let mut n = count.max(1);
-        for (l, _) in &t.statements[s].levels {
-            if *l != level && t.levels[*l].unroll {
-                n = n.saturating_mul(extent(t, *l)?.unwrap_or(MAX_UNROLL).max(1));
-            }
-        }
-        most = most.max(n);
     }
     Ok(most)
+}
+
+/// The copies of statement `s` its unrolled loops write, with `level` unrolled too
+/// (`count` iterations) where it encloses `s`.
+fn copies(t: &Transformed, s: usize, level: LevelId, count: i64) -> TResult<i64> {
+    let mut n: i64 = 1;
+    for (l, _) in &t.statements[s].levels {
+        if *l == level {
+            n = n.saturating_mul(count.max(1));
+        } else if t.levels[*l].unroll {
+            n = n.saturating_mul(extent(t, *l)?.unwrap_or(MAX_UNROLL).max(1));
+        }
+    }
+    Ok(n)
+}
+
+/// The copies of its compute statements that kernel `k` would hold, with `level`
+/// unrolled (`count` iterations).
+fn kernel_copies(t: &Transformed, k: usize, level: LevelId, count: i64) -> TResult<i64> {
+    let mut total: i64 = 0;
+    for &s in &t.kernels[k].statements {
+        if matches!(t.statements[s].kind, super::StmtKind::Compute(_)) {
+            total = total.saturating_add(copies(t, s, level, count)?);
+        }
+    }
+    Ok(total)
 }
 
 /// An error if unrolling `level` (`name`) by `count` would take a statement past
@@ -206,8 +225,9 @@ pub fn fresh_name_where(t: &Transformed, base: &str, free: impl Fn(&str) -> bool
 
 /// Unrolls, in every cudaized statement, the `depth` innermost loops that run inside one
 /// thread (it stops at a thread or block loop), innermost first. Loops without a small
-/// constant trip count, and loops that would take a statement past [`MAX_COPIES`]
-/// copies, are left alone; they are returned, with why, for a warning.
+/// constant trip count, and loops that would take a statement, or a kernel's statements
+/// together, past [`MAX_COPIES`] copies, are left alone (a serial kernel of a random nest
+/// once unrolled to 3,700 lines, whose check compiled for 7 s); they are returned, with why, for a warning.
 pub fn unroll_to_depth(t: &mut Transformed, depth: usize) -> TResult<Vec<String>> {
     // (level, its position in the statement: the innermost are unrolled first)
     let mut targets: Vec<(LevelId, usize)> = Vec::new();
@@ -255,9 +275,25 @@ pub fn unroll_to_depth(t: &mut Transformed, depth: usize) -> TResult<Vec<String>
         match extent(t, l)? {
             Some(n) if n <= MAX_UNROLL => {
                 let copies = most_copies(t, l, n)?;
+                let mut kernels: Vec<usize> = t
+                    .statements_in(l)
+                    .iter()
+                    .filter_map(|&s| t.kernel_of(s))
+                    .collect();
+                kernels.sort_unstable();
+                kernels.dedup();
+                let mut largest = (0, 0);
+                for k in kernels {
+                    largest = largest.max((kernel_copies(t, k, l, n)?, k));
+                }
                 if copies > MAX_COPIES {
                     skipped.push(format!(
                         "`{name}` (a statement would have {copies} copies, more than {MAX_COPIES})"
+                    ));
+                } else if largest.0 > MAX_COPIES {
+                    skipped.push(format!(
+                        "`{name}` (kernel `{}` would hold {} statements, more than {MAX_COPIES})",
+                        t.kernels[largest.1].name, largest.0
                     ));
                 } else {
                     t.levels[l].unroll = true;
