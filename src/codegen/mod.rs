@@ -552,18 +552,31 @@ pub fn kernel_names(t: &Transformed, kernel: &Kernel) -> KernelNames {
 /// kernel has an iterator of that name whose value the level is not (the point loop of a
 /// loop that counts down is named `j` and runs over `-j`). In isl's texts a parameter and
 /// a tuple variable of one name are one value, so such a level gets a name of its own,
-/// `j_rev`.
+/// `j_rev` (`j_loop` for a loop that runs up over another value: skewed or shifted,
+/// `j + i`).
 pub fn level_variable(t: &Transformed, kernel: &Kernel, l: LevelId) -> String {
     let name = &t.levels[l].name;
     let itself = Aff::var(crate::poly::affine::Var::Index(name.clone()));
-    let clash = kernel.statements.iter().any(|&s| {
+    let mut values = kernel.statements.iter().filter_map(|&s| {
         let st = &t.statements[s];
-        st.iterators.iter().any(|i| i == name)
-            && st.levels.iter().any(|(x, v)| *x == l && *v != itself)
+        st.iterators.iter().any(|i| i == name).then_some(())?;
+        st.levels
+            .iter()
+            .find(|(x, v)| *x == l && *v != itself)
+            .map(|(_, v)| v)
     });
-    if !clash {
+    let Some(value) = values.next() else {
         return name.clone();
-    }
+    };
+    let suffix = if value
+        .coefficient(&crate::poly::affine::Var::Index(name.clone()))
+        .0
+        < 0
+    {
+        "rev"
+    } else {
+        "loop"
+    };
     let taken = |n: &str| {
         t.levels.iter().any(|x| x.name == n)
             || t.program.params.iter().any(|p| p == n)
@@ -574,8 +587,8 @@ pub fn level_variable(t: &Transformed, kernel: &Kernel, l: LevelId) -> String {
     };
     (0..)
         .map(|k| match k {
-            0 => format!("{name}_rev"),
-            k => format!("{name}_rev{k}"),
+            0 => format!("{name}_{suffix}"),
+            k => format!("{name}_{suffix}{k}"),
         })
         .find(|n| !taken(n))
         .expect("a free name")

@@ -105,15 +105,19 @@ fn lex_nonpositive(prefix: &str, width: usize) -> String {
 pub fn describe(t: &Transformed, d: &Dependence) -> String {
     let p = &t.program;
     let distance: Vec<String> = d.distance.iter().map(|x| x.text()).collect();
+    // Statements of two nests share no loop: no distance to give.
+    let distance = match distance.is_empty() {
+        true => String::new(),
+        false => format!(", distance ({})", distance.join(", ")),
+    };
     format!(
-        "the {} dependence on `{}` from line {} to line {} (`{}` -> `{}`, distance ({}))",
+        "the {} dependence on `{}` from line {} to line {} (`{}` -> `{}`{distance})",
         d.kind.name(),
         p.arrays[d.array].name,
         p.statements[d.source].line,
         p.statements[d.sink].line,
         p.accesses[d.source_access].text,
         p.accesses[d.sink_access].text,
-        distance.join(", ")
     )
 }
 

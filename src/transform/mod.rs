@@ -18,6 +18,7 @@ pub mod permute;
 pub mod pipeline;
 pub mod reduction;
 mod registers;
+pub mod schedule;
 pub mod serial;
 pub mod tile;
 pub mod unroll;

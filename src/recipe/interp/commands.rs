@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::recipe::budget::CODE_STEPS;
-use crate::transform::{cudaize, datacopy, permute, tile, unroll, LevelId, Placement};
+use crate::transform::{cudaize, datacopy, permute, schedule, tile, unroll, LevelId, Placement};
 
 impl Interp<'_> {
     // ------------------------------------------------------------ argument helpers
@@ -431,6 +431,33 @@ impl Interp<'_> {
                 let lp = self.string(&args[1], "the loop")?;
                 let level = self.level(&lp, args[1].1, statements.first().copied())?;
                 let r = permute::distribute(&mut self.t, level, &statements);
+                wrap(self, r)?;
+            }
+            "skew" => {
+                let (stmt, args) = self.statement_arg(args)?;
+                self.expect_args(args, 3, 3, call, "skew(\"j\", \"i\", 1)")?;
+                let lp = self.string(&args[0], "the loop")?;
+                let level = self.level(&lp, args[0].1, stmt)?;
+                let by = self.string(&args[1], "the loop to skew by")?;
+                let by = self.level(&by, args[1].1, stmt)?;
+                let factor = self.int(&args[2], "the skew factor")?;
+                let r = schedule::skew(&mut self.t, level, by, factor, stmt);
+                wrap(self, r)?;
+            }
+            "shift" => {
+                let (stmt, args) = self.statement_arg(args)?;
+                self.expect_args(args, 2, 2, call, "shift(1, \"i\", 1)")?;
+                let lp = self.string(&args[0], "the loop")?;
+                let level = self.level(&lp, args[0].1, stmt)?;
+                let amount = self.int(&args[1], "the shift")?;
+                let r = schedule::shift(&mut self.t, level, amount, stmt);
+                wrap(self, r)?;
+            }
+            "fuse" => {
+                self.expect_args(args, 2, 2, call, "fuse({0, 1}, \"i\")")?;
+                let statements = self.statement_list(&args[0])?;
+                let lp = self.string(&args[1], "the loop")?;
+                let r = schedule::fuse(&mut self.t, &lp, &statements);
                 wrap(self, r)?;
             }
             "unroll" => {

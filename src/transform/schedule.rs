@@ -1,0 +1,252 @@
+//! `skew`, `shift` and `fuse`: CHiLL's schedule commands that keep a nest's loops but
+//! change which instances each loop iteration runs. A loop's value for a statement is an
+//! affine expression of the statement's iterators (its `levels`); these commands change
+//! those expressions, or merge two sibling loops into one, and the result must respect
+//! every dependence ([`legality::check_order`]). Skewing is what makes a wavefront's
+//! dependences carried by its outer loop only, so that the inner one can run in parallel
+//! (seed `004_bb3a743c09b5659c.txt`, §5.2, "Preprocessing of the Loop Order").
+
+use super::{legality, LevelId, TResult, TransformError, Transformed};
+
+/// `skew`: loop `level` runs over its value plus `factor` times loop `by`'s, for every
+/// statement it encloses (`statement`: that one only). Both loops must enclose each of
+/// those statements and be untiled, outside any kernel.
+pub fn skew(
+    t: &mut Transformed,
+    level: LevelId,
+    by: LevelId,
+    factor: i64,
+    statement: Option<usize>,
+) -> TResult<()> {
+    if level == by {
+        return Err(TransformError::new(format!(
+            "`{}` cannot be skewed by itself",
+            t.levels[level].name
+        ))
+        .hint("skew an inner loop by an outer one: skew(\"j\", \"i\", 1)"));
+    }
+    let targets = targets(t, level, statement, "skew")?;
+    check_untiled(t, by, "skew")?;
+    for &s in &targets {
+        if t.level_index(s, by).is_none() {
+            return Err(TransformError::new(format!(
+                "the loop {} does not enclose the statement at line {}",
+                t.describe_level(by),
+                t.source_line(s).unwrap_or(0)
+            ))
+            .hint("skew by a loop that encloses every statement of the skewed one"));
+        }
+    }
+    change(
+        t,
+        &targets,
+        "this skew",
+        "skew an inner loop by a positive multiple of an outer one",
+        |t, s| {
+            let k = t.level_index(s, level).expect("checked above");
+            let b = t.level_index(s, by).expect("checked above");
+            let st = &t.statements[s];
+            st.levels[b].1.scale(factor)?.add(&st.levels[k].1)
+        },
+        level,
+    )
+}
+
+/// `shift`: loop `level` runs over its value plus `amount` for every statement it
+/// encloses (`statement`: that one only, which moves it against the loop's others).
+pub fn shift(
+    t: &mut Transformed,
+    level: LevelId,
+    amount: i64,
+    statement: Option<usize>,
+) -> TResult<()> {
+    let targets = targets(t, level, statement, "shift")?;
+    let by = crate::poly::affine::Aff::constant(amount);
+    change(
+        t,
+        &targets,
+        "this shift",
+        "shift the statements this one depends on too, or by an amount that keeps each dependence's source first",
+        |t, s| {
+            let k = t.level_index(s, level).expect("checked by targets");
+            t.statements[s].levels[k].1.add(&by)
+        },
+        level,
+    )
+}
+
+/// `fuse`: the loops that enclose `statements` and share `name` (sibling loops, in the
+/// same enclosing loops) become one loop; the statements they hold run in the order of
+/// the text at each of its iterations. The loops inside them stay apart. CHiLL's
+/// `fuse(stmts, level)`, the inverse of `distribute`.
+pub fn fuse(t: &mut Transformed, name: &str, statements: &[usize]) -> TResult<()> {
+    let mut loops: Vec<LevelId> = Vec::new();
+    let mut depth = None;
+    let mut outer: Option<Vec<LevelId>> = None;
+    for &s in statements {
+        if t.kernel_of(s).is_some() {
+            return Err(TransformError::new(format!(
+                "the statement at line {} is already in a kernel",
+                t.source_line(s).unwrap_or(0)
+            ))
+            .hint("fuse loops before `cudaize`"));
+        }
+        let st = &t.statements[s];
+        let Some(k) = st
+            .levels
+            .iter()
+            .position(|(l, _)| t.levels[*l].name == name)
+        else {
+            return Err(TransformError::new(format!(
+                "no loop `{name}` encloses the statement at line {}",
+                t.source_line(s).unwrap_or(0)
+            ))
+            .hint("name a loop that encloses every statement listed (`gpucc deps` numbers them)"));
+        };
+        let prefix: Vec<LevelId> = st.levels[..k].iter().map(|(l, _)| *l).collect();
+        if depth.is_some_and(|d| d != k) || outer.as_ref().is_some_and(|o| *o != prefix) {
+            return Err(TransformError::new(format!(
+                "the loops `{name}` of these statements are not siblings: they are inside different loops"
+            ))
+            .hint("fuse loops that follow each other inside the same loops"));
+        }
+        depth = Some(k);
+        outer = Some(prefix);
+        let level = st.levels[k].0;
+        if !loops.contains(&level) {
+            loops.push(level);
+        }
+    }
+    if loops.len() < 2 {
+        return Err(TransformError::new(format!(
+            "the statements listed are in one loop `{name}` already: there is nothing to fuse"
+        ))
+        .hint("list statements of different loops of that name"));
+    }
+    for &l in &loops {
+        check_untiled(t, l, "fuse")?;
+    }
+    let into = loops[0];
+    let members: Vec<usize> = (0..t.statements.len())
+        .filter(|&s| {
+            t.statements[s]
+                .levels
+                .iter()
+                .any(|(l, _)| loops.contains(l))
+        })
+        .collect();
+    // Fusing the loops moves every statement that lies between them in the text (in the
+    // same enclosing loops) too: refused, as CHiLL does, rather than reordered.
+    let first = members.iter().map(|&s| t.statements[s].order).min();
+    let last = members.iter().map(|&s| t.statements[s].order).max();
+    let prefix = outer.expect("at least two statements");
+    if let Some(s) = (0..t.statements.len()).find(|&s| {
+        let st = &t.statements[s];
+        !members.contains(&s)
+            && st.below(&prefix)
+            && Some(st.order) > first
+            && Some(st.order) < last
+    }) {
+        return Err(TransformError::new(format!(
+            "the statement at line {} lies between the loops to fuse",
+            t.source_line(s).unwrap_or(0)
+        ))
+        .hint("fuse loops that follow each other, or distribute the statement away first"));
+    }
+    let saved = t.statements.clone();
+    let before = legality::schedules(t);
+    for &s in &members {
+        let k = depth.expect("at least two statements");
+        t.statements[s].levels[k].0 = into;
+    }
+    let checked = legality::check_order(t, "this fusion", Some(&before)).map_err(|e| {
+        e.hint("shift the later loop's statements by the iterations the dependence spans first (`shift`), or keep the loops apart")
+    });
+    if checked.is_err() {
+        t.statements = saved;
+    }
+    checked
+}
+
+/// The statements a command on `level` changes: the one named (which the loop must
+/// enclose) or every one the loop encloses; refused for a tiled loop or a kernel's.
+fn targets(
+    t: &Transformed,
+    level: LevelId,
+    statement: Option<usize>,
+    command: &str,
+) -> TResult<Vec<usize>> {
+    check_untiled(t, level, command)?;
+    let inside = t.statements_in(level);
+    let targets = match statement {
+        Some(s) if !inside.contains(&s) => {
+            return Err(TransformError::new(format!(
+                "the loop {} does not enclose the statement at line {}",
+                t.describe_level(level),
+                t.source_line(s).unwrap_or(0)
+            ))
+            .hint("name a loop of that statement (`gpucc deps` lists them)"))
+        }
+        Some(s) => vec![s],
+        None => inside,
+    };
+    if let Some(&s) = targets.iter().find(|&&s| t.kernel_of(s).is_some()) {
+        return Err(TransformError::new(format!(
+            "the statement at line {} is already in a kernel",
+            t.source_line(s).unwrap_or(0)
+        ))
+        .hint(format!("{command} loops before `cudaize`")));
+    }
+    Ok(targets)
+}
+
+/// A tiled loop, or the control loop of a tile, keeps its tiles' shape: refused.
+fn check_untiled(t: &Transformed, level: LevelId, command: &str) -> TResult<()> {
+    let tiled = t.levels[level].tile.is_some()
+        || t.levels
+            .iter()
+            .any(|l| l.tile.is_some_and(|tile| tile.control == level));
+    if tiled {
+        return Err(
+            TransformError::new(format!("the loop `{}` is tiled", t.levels[level].name))
+                .hint(format!("{command} loops before tiling them")),
+        );
+    }
+    Ok(())
+}
+
+/// Gives loop `level` of each of `targets` the value `value` computes, then checks the
+/// order; restores the statements when it is illegal.
+fn change(
+    t: &mut Transformed,
+    targets: &[usize],
+    what: &str,
+    hint: &str,
+    value: impl Fn(
+        &Transformed,
+        usize,
+    ) -> Result<crate::poly::affine::Aff, crate::poly::affine::TooLarge>,
+    level: LevelId,
+) -> TResult<()> {
+    let values = targets
+        .iter()
+        .map(|&s| value(t, s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| {
+            TransformError::new("the loop's new bounds exceed 64-bit integers")
+                .hint("use a smaller factor")
+        })?;
+    let saved = t.statements.clone();
+    let before = legality::schedules(t);
+    for (&s, v) in targets.iter().zip(values) {
+        let k = t
+            .level_index(s, level)
+            .expect("the loop encloses its targets");
+        t.statements[s].levels[k].1 = v;
+    }
+    let checked = legality::check_order(t, what, Some(&before)).map_err(|e| e.hint(hint));
+    if checked.is_err() {
+        t.statements = saved;
+    }
+    checked
+}
