@@ -223,11 +223,14 @@ const NO_IVOPTS: &str = "-fno-ivopts";
 /// check's programs run for milliseconds at its reduced sizes, where optimising a large
 /// file (fully unrolled loops, every access through the race detector's proxies) takes
 /// seconds: 6.5 s of CPU with -O1 against 0.9 s with -O0 for a 59 KB file the random
-/// nests made.
+/// nests made; 4.3 to 7.4 s against 0.9 s for a 30 KB one (program 2158 of seed
+/// 20261130, 10 s in all with its check), 3.4 s against 0.9 s for the 28 KB of
+/// `testsuite/strategy/kernels/dgemm_nn.c` and 2.2 s against 0.5 s for the 20 KB of
+/// `gemm_nn.c`, whose checks then ran 40 and 70 ms instead of 10 and 40 ms.
 const CPU_FLAGS_LARGE: &[&str] = &["-std=c++20", "-O0", "-w", "-pthread"];
 
 /// A generated file of more bytes than this is compiled with [`CPU_FLAGS_LARGE`].
-const LARGE_GENERATED: usize = 32 * 1024;
+const LARGE_GENERATED: usize = 16 * 1024;
 
 /// Checks the `.cu` text `cu` made from `program` against the original C file, running
 /// the generated code where `on` says.
