@@ -151,7 +151,7 @@ pub fn fuse(t: &mut Transformed, name: &str, statements: &[usize]) -> TResult<()
             "the statement at line {} lies between the loops to fuse",
             t.source_line(s).unwrap_or(0)
         ))
-        .hint("fuse loops that follow each other, or distribute the statement away first"));
+        .hint("fuse the loops in between too, or only loops that follow each other"));
     }
     let saved = t.statements.clone();
     let before = legality::schedules(t);
