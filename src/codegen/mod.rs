@@ -557,7 +557,7 @@ pub fn kernel_names(t: &Transformed, kernel: &Kernel) -> KernelNames {
 pub fn level_variable(t: &Transformed, kernel: &Kernel, l: LevelId) -> String {
     let name = &t.levels[l].name;
     let itself = Aff::var(crate::poly::affine::Var::Index(name.clone()));
-    let mut values = kernel.statements.iter().filter_map(|&s| {
+    let value = kernel.statements.iter().find_map(|&s| {
         let st = &t.statements[s];
         st.iterators.iter().any(|i| i == name).then_some(())?;
         st.levels
@@ -565,7 +565,7 @@ pub fn level_variable(t: &Transformed, kernel: &Kernel, l: LevelId) -> String {
             .find(|(x, v)| *x == l && *v != itself)
             .map(|(_, v)| v)
     });
-    let Some(value) = values.next() else {
+    let Some(value) = value else {
         return name.clone();
     };
     let suffix = if value
@@ -890,8 +890,6 @@ fn within(extent: &Expr, limit: i64) -> bool {
     ir::interval(extent, &[]).is_some_and(|(_, hi)| hi <= limit)
 }
 
-/// The values a level takes over the kernel's source statements, as a one-dimensional set
-/// with `params` (host loop values fixed by name, and the given levels fixed to names).
 /// Each block variable's values as a constraint on a parameter of its name: the values of
 /// its loop (their hull, with the loop's stride) in terms of the program's parameters and
 /// the host variables.
@@ -915,6 +913,8 @@ fn block_ranges(
         .collect()
 }
 
+/// The values a level takes over the kernel's source statements, as a one-dimensional set
+/// with `params` (host loop values fixed by name, and the given levels fixed to names).
 fn level_values(
     t: &Transformed,
     ctx: &Ctx,

@@ -136,7 +136,7 @@ pub fn fuse(t: &mut Transformed, name: &str, statements: &[usize]) -> TResult<()
         })
         .collect();
     // Fusing the loops moves every statement that lies between them in the text (in the
-    // same enclosing loops) too: refused, as CHiLL does, rather than reordered.
+    // same enclosing loops) too: refused rather than reordered.
     let first = members.iter().map(|&s| t.statements[s].order).min();
     let last = members.iter().map(|&s| t.statements[s].order).max();
     let prefix = outer.expect("at least two statements");
