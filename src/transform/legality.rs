@@ -155,3 +155,32 @@ pub fn check_order(t: &Transformed, what: &str, before: Option<&[String]>) -> TR
     }
     Ok(())
 }
+
+/// Runs `change` on `t`, then checks the order it leaves (`what` names the command, as in
+/// [`check_order`]); where either fails, `t`'s statements and levels are as before.
+pub fn checked_change(
+    t: &mut Transformed,
+    what: &str,
+    change: impl FnOnce(&mut Transformed) -> TResult<()>,
+) -> TResult<()> {
+    let saved = (t.statements.clone(), t.levels.clone());
+    let before = schedules(t);
+    let result = change(t).and_then(|()| check_order(t, what, Some(&before)));
+    if result.is_err() {
+        (t.statements, t.levels) = saved;
+    }
+    result
+}
+
+/// An error unless statement `s` is outside every kernel: `command` changes loops, which
+/// must come before `cudaize`.
+pub fn check_not_in_kernel(t: &Transformed, s: usize, command: &str) -> TResult<()> {
+    if t.kernel_of(s).is_some() {
+        return Err(TransformError::new(format!(
+            "the statement at line {} is already in a kernel",
+            t.source_line(s).unwrap_or(0)
+        ))
+        .hint(format!("{command} loops before `cudaize`")));
+    }
+    Ok(())
+}

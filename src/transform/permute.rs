@@ -25,33 +25,26 @@ pub fn permute(
     }
     let all: Vec<usize> = (0..t.statements.len()).collect();
     let targets: Vec<usize> = statements.unwrap_or(&all).to_vec();
-    let saved = t.statements.clone();
-    let before = legality::schedules(t);
-    for s in targets {
-        let st = &mut t.statements[s];
-        let slots: Vec<usize> = st
-            .levels
-            .iter()
-            .enumerate()
-            .filter(|(_, (l, _))| order.contains(l))
-            .map(|(k, _)| k)
-            .collect();
-        let mut present: Vec<(LevelId, crate::poly::affine::Aff)> = order
-            .iter()
-            .filter_map(|l| st.levels.iter().find(|(x, _)| x == l).cloned())
-            .collect();
-        for (slot, entry) in slots.into_iter().zip(present.drain(..)) {
-            st.levels[slot] = entry;
+    legality::checked_change(t, "this loop order", |t| {
+        for s in targets {
+            let st = &mut t.statements[s];
+            let slots: Vec<usize> = st
+                .levels
+                .iter()
+                .enumerate()
+                .filter(|(_, (l, _))| order.contains(l))
+                .map(|(k, _)| k)
+                .collect();
+            let mut present: Vec<(LevelId, crate::poly::affine::Aff)> = order
+                .iter()
+                .filter_map(|l| st.levels.iter().find(|(x, _)| x == l).cloned())
+                .collect();
+            for (slot, entry) in slots.into_iter().zip(present.drain(..)) {
+                st.levels[slot] = entry;
+            }
         }
-    }
-    let saved_levels = t.levels.clone();
-    let checked =
-        cyclic_tiles(t).and_then(|()| legality::check_order(t, "this loop order", Some(&before)));
-    if checked.is_err() {
-        t.statements = saved;
-        t.levels = saved_levels;
-    }
-    checked
+        cyclic_tiles(t)
+    })
 }
 
 /// A tile's point loop ordered outside its control loop (CHiLL's tile loop above its
@@ -129,13 +122,7 @@ pub fn distribute(t: &mut Transformed, level: LevelId, statements: &[usize]) -> 
             ))
             .hint("name the statements that the loop encloses (`gpucc deps` numbers them)"));
         }
-        if t.kernel_of(s).is_some() {
-            return Err(TransformError::new(format!(
-                "the statement at line {} is already in a kernel",
-                t.source_line(s).unwrap_or(0)
-            ))
-            .hint("distribute loops before `cudaize`"));
-        }
+        legality::check_not_in_kernel(t, s, "distribute")?;
     }
     if inside.len() < 2 {
         return Err(TransformError::new(format!(
@@ -144,49 +131,44 @@ pub fn distribute(t: &mut Transformed, level: LevelId, statements: &[usize]) -> 
         ))
         .hint("distribute a loop that encloses several statements"));
     }
-    let saved = (t.statements.clone(), t.levels.len());
-    let before = legality::schedules(t);
-    // Every named statement but one takes fresh copies of the loops it shares from
-    // `level` inwards; the first keeps the originals when every statement is named.
-    let keeps = if inside.iter().all(|s| statements.contains(s)) {
-        statements.first().copied()
-    } else {
-        None
-    };
-    for &s in statements {
-        if Some(s) == keeps {
-            continue;
-        }
-        let from = t
-            .level_index(s, level)
-            .expect("the statement is inside the loop");
-        let mut renamed: Vec<(LevelId, LevelId)> = Vec::new();
-        for k in from..t.statements[s].levels.len() {
-            let old = t.statements[s].levels[k].0;
-            let shared = t
-                .statements
-                .iter()
-                .enumerate()
-                .any(|(o, st)| o != s && st.levels.iter().any(|(l, _)| *l == old));
-            if !shared {
+    legality::checked_change(t, "this distribution", |t| {
+        // Every named statement but one takes fresh copies of the loops it shares from
+        // `level` inwards; the first keeps the originals when every statement is named.
+        let keeps = if inside.iter().all(|s| statements.contains(s)) {
+            statements.first().copied()
+        } else {
+            None
+        };
+        for &s in statements {
+            if Some(s) == keeps {
                 continue;
             }
-            let mut copy = t.levels[old].clone();
-            if let Some(tile) = &mut copy.tile {
-                if let Some((_, new)) = renamed.iter().find(|(o, _)| *o == tile.control) {
-                    tile.control = *new;
+            let from = t
+                .level_index(s, level)
+                .expect("the statement is inside the loop");
+            let mut renamed: Vec<(LevelId, LevelId)> = Vec::new();
+            for k in from..t.statements[s].levels.len() {
+                let old = t.statements[s].levels[k].0;
+                let shared = t
+                    .statements
+                    .iter()
+                    .enumerate()
+                    .any(|(o, st)| o != s && st.levels.iter().any(|(l, _)| *l == old));
+                if !shared {
+                    continue;
                 }
+                let mut copy = t.levels[old].clone();
+                if let Some(tile) = &mut copy.tile {
+                    if let Some((_, new)) = renamed.iter().find(|(o, _)| *o == tile.control) {
+                        tile.control = *new;
+                    }
+                }
+                t.levels.push(copy);
+                let new = t.levels.len() - 1;
+                renamed.push((old, new));
+                t.statements[s].levels[k].0 = new;
             }
-            t.levels.push(copy);
-            let new = t.levels.len() - 1;
-            renamed.push((old, new));
-            t.statements[s].levels[k].0 = new;
         }
-    }
-    let checked = legality::check_order(t, "this distribution", Some(&before));
-    if checked.is_err() {
-        t.statements = saved.0;
-        t.levels.truncate(saved.1);
-    }
-    checked
+        Ok(())
+    })
 }

@@ -84,13 +84,7 @@ pub fn fuse(t: &mut Transformed, name: &str, statements: &[usize]) -> TResult<()
     let mut depth = None;
     let mut outer: Option<Vec<LevelId>> = None;
     for &s in statements {
-        if t.kernel_of(s).is_some() {
-            return Err(TransformError::new(format!(
-                "the statement at line {} is already in a kernel",
-                t.source_line(s).unwrap_or(0)
-            ))
-            .hint("fuse loops before `cudaize`"));
-        }
+        legality::check_not_in_kernel(t, s, "fuse")?;
         let st = &t.statements[s];
         let Some(k) = st
             .levels
@@ -153,19 +147,16 @@ pub fn fuse(t: &mut Transformed, name: &str, statements: &[usize]) -> TResult<()
         ))
         .hint("fuse the loops in between too, or only loops that follow each other"));
     }
-    let saved = t.statements.clone();
-    let before = legality::schedules(t);
-    for &s in &members {
-        let k = depth.expect("at least two statements");
-        t.statements[s].levels[k].0 = into;
-    }
-    let checked = legality::check_order(t, "this fusion", Some(&before)).map_err(|e| {
+    let k = depth.expect("at least two statements");
+    legality::checked_change(t, "this fusion", |t| {
+        for &s in &members {
+            t.statements[s].levels[k].0 = into;
+        }
+        Ok(())
+    })
+    .map_err(|e| {
         e.hint("shift the later loop's statements by the iterations the dependence spans first (`shift`), or keep the loops apart")
-    });
-    if checked.is_err() {
-        t.statements = saved;
-    }
-    checked
+    })
 }
 
 /// The statements a command on `level` changes: the one named (which the loop must
@@ -190,12 +181,8 @@ fn targets(
         Some(s) => vec![s],
         None => inside,
     };
-    if let Some(&s) = targets.iter().find(|&&s| t.kernel_of(s).is_some()) {
-        return Err(TransformError::new(format!(
-            "the statement at line {} is already in a kernel",
-            t.source_line(s).unwrap_or(0)
-        ))
-        .hint(format!("{command} loops before `cudaize`")));
+    for &s in &targets {
+        legality::check_not_in_kernel(t, s, command)?;
     }
     Ok(targets)
 }
@@ -236,17 +223,14 @@ fn change(
             TransformError::new("the loop's new bounds exceed 64-bit integers")
                 .hint("use a smaller factor")
         })?;
-    let saved = t.statements.clone();
-    let before = legality::schedules(t);
-    for (&s, v) in targets.iter().zip(values) {
-        let k = t
-            .level_index(s, level)
-            .expect("the loop encloses its targets");
-        t.statements[s].levels[k].1 = v;
-    }
-    let checked = legality::check_order(t, what, Some(&before)).map_err(|e| e.hint(hint));
-    if checked.is_err() {
-        t.statements = saved;
-    }
-    checked
+    legality::checked_change(t, what, |t| {
+        for (&s, v) in targets.iter().zip(values) {
+            let k = t
+                .level_index(s, level)
+                .expect("the loop encloses its targets");
+            t.statements[s].levels[k].1 = v;
+        }
+        Ok(())
+    })
+    .map_err(|e| e.hint(hint))
 }
