@@ -107,7 +107,10 @@ fn set_dim_name(set: &IslSet, t: DimType, pos: u32) -> Option<String> {
 /// An isl affine expression with integer coefficients as gpucc's, its input dimensions
 /// named `domain_names` (isl may drop their names); `None` when it has a denominator or a
 /// division.
-fn integer_aff(a: &isl_rs::Aff, domain_names: &[String]) -> IslResult<Option<super::affine::Aff>> {
+pub(super) fn integer_aff(
+    a: &isl_rs::Aff,
+    domain_names: &[String],
+) -> IslResult<Option<super::affine::Aff>> {
     use super::affine::{Aff as MyAff, Var};
     let den = a
         .get_denominator_val()

@@ -12,6 +12,7 @@ pub mod isl;
 mod lower;
 pub mod program;
 mod schedtree;
+pub mod scheduler;
 
 pub use lower::MATH_FUNCTIONS;
 pub use program::*;

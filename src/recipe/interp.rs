@@ -52,6 +52,7 @@ pub const COMMANDS: &[&str] = &[
     "skew",
     "shift",
     "fuse",
+    "reschedule",
     "unroll",
     "unroll_to_depth",
     "cudaize",

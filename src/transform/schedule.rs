@@ -1,4 +1,4 @@
-//! `skew`, `shift` and `fuse`: CHiLL's schedule commands that keep a nest's loops but
+//! `skew`, `shift`, `fuse` and `reschedule`: the schedule commands that keep a nest's loops but
 //! change which instances each loop iteration runs. A loop's value for a statement is an
 //! affine expression of the statement's iterators (its `levels`); these commands change
 //! those expressions, or merge two sibling loops into one, and the result must respect
@@ -7,6 +7,9 @@
 //! (seed `004_bb3a743c09b5659c.txt`, §5.2, "Preprocessing of the Loop Order").
 
 use super::{legality, LevelId, TResult, TransformError, Transformed};
+use crate::poly::affine::{Aff, Var};
+use crate::poly::isl::{Ctx, Map, Set};
+use crate::poly::scheduler;
 
 /// `skew`: loop `level` runs over its value plus `factor` times loop `by`'s, for every
 /// statement it encloses (`statement`: that one only). Both loops must enclose each of
@@ -233,4 +236,211 @@ fn change(
         Ok(())
     })
     .map_err(|e| e.hint(hint))
+}
+
+/// `reschedule`: isl's affine scheduler ([`crate::poly::scheduler`]) orders the instances
+/// of the statements loop `level` encloses (every statement for `None`) anew, with the
+/// loops outside `level` kept: each band of the schedule it finds becomes loops (named
+/// after the iterator where a loop runs over one iterator, else `t<depth>`), its sequences
+/// the order of their parts. Returns the new loops, outermost first, with whether isl
+/// found each parallel.
+pub fn reschedule(t: &mut Transformed, level: Option<LevelId>) -> TResult<Vec<(String, bool)>> {
+    let members: Vec<usize> = match level {
+        Some(l) => t.statements_in(l),
+        None => (0..t.statements.len()).collect(),
+    };
+    let depth = |s: usize| level.and_then(|l| t.level_index(s, l)).unwrap_or(0);
+    for &s in &members {
+        legality::check_not_in_kernel(t, s, "reschedule")?;
+        if !matches!(t.statements[s].kind, super::StmtKind::Compute(_)) {
+            return Err(
+                TransformError::new("a data copy is among the statements to reschedule")
+                    .hint("reschedule before copying to shared memory or registers"),
+            );
+        }
+        for &(l, _) in &t.statements[s].levels[depth(s)..] {
+            check_untiled(t, l, "reschedule")?;
+        }
+    }
+    let node = isl_schedule(t, &members, &depth)?;
+    let mut new_levels: Vec<Vec<(LevelId, Aff)>> = members
+        .iter()
+        .map(|&s| t.statements[s].levels[..depth(s)].to_vec())
+        .collect();
+    let mut ranks = Vec::new();
+    let mut created = Vec::new();
+    let saved_levels = t.levels.len();
+    lay_out(
+        t,
+        &node,
+        &members,
+        &mut new_levels,
+        &mut ranks,
+        &mut created,
+    );
+    let mut orders: Vec<_> = members.iter().map(|&s| t.statements[s].order).collect();
+    orders.sort();
+    let result = legality::checked_change(t, "this reschedule", |t| {
+        for (k, &s) in members.iter().enumerate() {
+            t.statements[s].levels = std::mem::take(&mut new_levels[k]);
+        }
+        for (rank, &k) in ranks.iter().enumerate() {
+            t.statements[members[k]].order = orders[rank];
+        }
+        Ok(())
+    });
+    if result.is_err() {
+        t.levels.truncate(saved_levels);
+    }
+    result.map(|()| created)
+}
+
+/// The schedule isl finds for `members` (transformed statement indices) under the
+/// dependences between them that the loops outside (their first `depth(s)` levels) do not
+/// carry.
+fn isl_schedule(
+    t: &Transformed,
+    members: &[usize],
+    depth: &dyn Fn(usize) -> usize,
+) -> TResult<scheduler::Node> {
+    let ctx = Ctx::new();
+    let domains = members
+        .iter()
+        .map(|&s| Set::parse(&ctx, &t.statements[s].domain))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Each statement's values of the loops kept outside.
+    let outside = |s: usize| -> String {
+        let values: Vec<String> = t.statements[s].levels[..depth(s)]
+            .iter()
+            .map(|(_, v)| v.to_string())
+            .collect();
+        format!(
+            "{}{{ {} -> [{}] }}",
+            t.params_prefix(),
+            t.tuple(s),
+            values.join(", ")
+        )
+    };
+    let mut dependences = Vec::new();
+    for d in legality::constraining(t) {
+        let (src, sink) = (
+            legality::compute_statement(t, d.source),
+            legality::compute_statement(t, d.sink),
+        );
+        if !members.contains(&src) || !members.contains(&sink) {
+            continue;
+        }
+        let relation = Map::parse(&ctx, &d.relation)?;
+        let same_outside = Map::parse(&ctx, &outside(src))?
+            .apply_range(&Map::parse(&ctx, &outside(sink))?.reverse()?)?;
+        let relation = relation
+            .wrapped()?
+            .intersect(&same_outside.wrapped()?)?
+            .unwrapped()?;
+        if !relation.is_empty()? {
+            dependences.push(relation);
+        }
+    }
+    let statements: Vec<scheduler::Statement> = members
+        .iter()
+        .zip(&domains)
+        .map(|(&s, domain)| scheduler::Statement {
+            name: &t.statements[s].name,
+            domain,
+            iterators: &t.statements[s].iterators,
+        })
+        .collect();
+    Ok(scheduler::schedule(&ctx, &statements, &dependences)?)
+}
+
+/// Makes the loops of `node`'s bands, appending each to the levels of the statements it
+/// encloses (`levels[k]` for `members[k]`), and lists the statements in the order the
+/// schedule's sequences run them (`ranks`, indices into `members`).
+fn lay_out(
+    t: &mut Transformed,
+    node: &scheduler::Node,
+    members: &[usize],
+    levels: &mut [Vec<(LevelId, Aff)>],
+    ranks: &mut Vec<usize>,
+    created: &mut Vec<(String, bool)>,
+) {
+    match node {
+        scheduler::Node::Band {
+            members: loops,
+            child,
+        } => {
+            for member in loops {
+                let name = loop_name(t, member, members, levels);
+                let id = t.new_level(name.clone());
+                created.push((name, member.coincident));
+                for (k, value) in &member.values {
+                    levels[*k].push((id, value.clone()));
+                }
+            }
+            lay_out(t, child, members, levels, ranks, created);
+        }
+        scheduler::Node::Sequence(parts) => {
+            for part in parts {
+                lay_out(t, part, members, levels, ranks, created);
+            }
+        }
+        scheduler::Node::Leaf(here) => {
+            let mut here = here.clone();
+            here.sort_by_key(|&k| t.statements[members[k]].order);
+            ranks.extend(here);
+        }
+    }
+}
+
+/// A new loop's name: the iterator it runs over where it is the same one for every
+/// statement, else `t<depth>`; never a name of a loop around it, an iterator, a parameter
+/// or an array.
+fn loop_name(
+    t: &Transformed,
+    member: &scheduler::Member,
+    members: &[usize],
+    levels: &[Vec<(LevelId, Aff)>],
+) -> String {
+    let around = |n: &str| {
+        member
+            .values
+            .iter()
+            .any(|(k, _)| levels[*k].iter().any(|(l, _)| t.levels[*l].name == n))
+    };
+    let iterator = member.values.iter().try_fold(None::<&str>, |name, (k, v)| {
+        let st = &t.statements[members[*k]];
+        let it = st
+            .iterators
+            .iter()
+            .find(|i| *v == Aff::var(Var::Index(i.to_string())))?;
+        match name {
+            Some(n) if n != it => None,
+            _ => Some(Some(it.as_str())),
+        }
+    });
+    if let Some(Some(name)) = iterator {
+        if !around(name) {
+            return name.to_string();
+        }
+    }
+    let depth = member
+        .values
+        .iter()
+        .map(|(k, _)| levels[*k].len())
+        .max()
+        .unwrap_or(0);
+    let p = &t.program;
+    let taken = |n: &str| {
+        around(n)
+            || p.params.iter().any(|x| x == n)
+            || p.arrays.iter().any(|a| a.name == n)
+            || t.statements
+                .iter()
+                .any(|s| s.iterators.iter().any(|i| i == n))
+    };
+    let mut name = format!("t{depth}");
+    while taken(&name) {
+        name.push('_');
+    }
+    name
 }

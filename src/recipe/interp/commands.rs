@@ -460,6 +460,18 @@ impl Interp<'_> {
                 let r = schedule::fuse(&mut self.t, &lp, &statements);
                 wrap(self, r)?;
             }
+            "reschedule" => {
+                self.expect_args(args, 0, 1, call, "reschedule(\"i\")")?;
+                let level = match args.first() {
+                    Some(a) => {
+                        let lp = self.string(a, "the loop")?;
+                        Some(self.level(&lp, a.1, None)?)
+                    }
+                    None => None,
+                };
+                let r = schedule::reschedule(&mut self.t, level).map(|_| ());
+                wrap(self, r)?;
+            }
             "unroll" => {
                 let (stmt, args) = self.statement_arg(args)?;
                 self.expect_args(args, 1, 2, call, "unroll(\"k\", 4)")?;

@@ -1,0 +1,3 @@
+-- gpucc-args: testsuite/recipe/kernels/wavefront.c
+-- reschedule takes at most the loop whose statements it reorders.
+reschedule("i", "j")
