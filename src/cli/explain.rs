@@ -34,7 +34,16 @@ fn lines_run(p: &Program, statements: &[usize]) -> String {
 
 /// One line on the choice, and a note per part that runs in one thread.
 pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
-    let chosen: Vec<String> = r.chosen.iter().map(|v| tune::describe(p, v)).collect();
+    let mut chosen: Vec<String> = r.chosen.iter().map(|v| tune::describe(p, v)).collect();
+    for item in &r.plan.items {
+        if let Item::Serial(run) = item {
+            chosen.extend(
+                run.chosen_rescheduled()
+                    .iter()
+                    .filter_map(|x| x.describe_chosen(p)),
+            );
+        }
+    }
     let what = if chosen.is_empty() {
         "no parallel mapping".to_string()
     } else {
@@ -58,12 +67,15 @@ pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
     );
     for item in &r.plan.items {
         if let Item::Serial(run) = item {
-            let _ = writeln!(
-                err,
-                "gpucc: note: {} in one GPU thread (correct, but slow): {}",
-                lines_run(p, &run.statements),
-                run.why
-            );
+            let serial = run.in_one_thread();
+            if !serial.is_empty() {
+                let _ = writeln!(
+                    err,
+                    "gpucc: note: {} in one GPU thread (correct, but slow): {}",
+                    lines_run(p, &serial),
+                    run.why
+                );
+            }
         }
     }
 }
@@ -143,12 +155,19 @@ pub fn text(p: &Program, r: &Ranked, d: &Device) -> String {
                 k += 1;
             }
             Item::Serial(run) => {
-                let _ = writeln!(
-                    s,
-                    "\n{} in one thread: {}",
-                    lines(p, &run.statements),
-                    run.why
-                );
+                let serial = run.in_one_thread();
+                if !serial.is_empty() {
+                    let _ = writeln!(s, "\n{} in one thread: {}", lines(p, &serial), run.why);
+                }
+                for x in run.chosen_rescheduled() {
+                    let _ = writeln!(
+                        s,
+                        "\n{} ({}): {}",
+                        lines(p, &x.statements),
+                        run.why,
+                        x.describe_chosen(p).unwrap_or_default()
+                    );
+                }
             }
         }
     }
@@ -229,10 +248,24 @@ pub fn json(p: &Program, r: &Ranked, d: &Device) -> String {
                 }));
                 k += 1;
             }
-            Item::Serial(run) => serial.push(json!({
-                "lines": lines(p, &run.statements),
-                "why": run.why,
-            })),
+            Item::Serial(run) => {
+                let one = run.in_one_thread();
+                if !one.is_empty() {
+                    serial.push(json!({
+                        "lines": lines(p, &one),
+                        "why": run.why,
+                    }));
+                }
+                for x in run.chosen_rescheduled() {
+                    nests.push(json!({
+                        "line": p.loops[x.root].line,
+                        "loop": p.loops[x.root].iterator,
+                        "chosen": x.describe_chosen(p),
+                        "rescheduled": true,
+                        "why": run.why,
+                    }));
+                }
+            }
         }
     }
     let kernels: Vec<serde_json::Value> = r

@@ -21,6 +21,7 @@ pub mod analysis;
 pub mod occupancy;
 pub mod partition;
 pub mod placement;
+pub mod rescheduled;
 mod text;
 pub mod variants;
 
@@ -69,6 +70,28 @@ pub struct SerialRun {
     /// Loops around it that stay on the host, launching it at each iteration between the
     /// parallel nests inside them (the statements of a loop that carries a dependence).
     pub host: Vec<LoopId>,
+    /// Its nests in the order isl's scheduler finds, with parallel loops: the tuner runs
+    /// each so where the emulator ranks it faster.
+    pub rescheduled: Vec<rescheduled::Rescheduled>,
+}
+
+impl SerialRun {
+    /// Its nests that the tuner chose to run rescheduled.
+    pub fn chosen_rescheduled(&self) -> Vec<&rescheduled::Rescheduled> {
+        self.rescheduled
+            .iter()
+            .filter(|x| x.chosen.is_some())
+            .collect()
+    }
+
+    /// The statements that one thread runs (none of a nest run rescheduled).
+    pub fn in_one_thread(&self) -> Vec<StatementId> {
+        let chosen = self.chosen_rescheduled();
+        (self.statements.iter())
+            .filter(|s| !chosen.iter().any(|x| x.statements.contains(s)))
+            .copied()
+            .collect()
+    }
 }
 
 impl Plan {
@@ -101,6 +124,7 @@ impl Plan {
                         statements: n.statements.clone(),
                         why,
                         host: n.host.clone(),
+                        rescheduled: Vec::new(),
                     });
                     break;
                 }
@@ -200,6 +224,7 @@ fn walk(
                     Some(_) => "between loop nests".to_string(),
                 },
                 host: host.to_vec(),
+                rescheduled: Vec::new(),
             })),
             Ok(l) => items.extend(nest_items(n, l, host, device, split)),
         }
@@ -210,11 +235,18 @@ fn walk(
 /// The items of the loop nest rooted at `l`.
 fn nest_items(n: &Nests, l: LoopId, host: &[LoopId], device: &Device, split: bool) -> Vec<Item> {
     let statements = n.statements_in(l);
+    // The nest in one thread, or in the order isl's scheduler finds where that has a
+    // parallel loop (the tuner ranks both).
     let serial = |why: String| {
+        let (why, rescheduled) = match rescheduled::rescheduled(n.p, n.deps, l, &statements, host) {
+            Ok(r) => (why, vec![r]),
+            Err(not) => (format!("{why}; {not}"), Vec::new()),
+        };
         vec![Item::Serial(SerialRun {
             statements: statements.clone(),
             why,
             host: host.to_vec(),
+            rescheduled,
         })]
     };
     let partitions = partition::candidates(n, l);
@@ -225,10 +257,15 @@ fn nest_items(n: &Nests, l: LoopId, host: &[LoopId], device: &Device, split: boo
             all.extend(variants::variants(n, part, &c, device));
         }
         if all.is_empty() {
-            return serial(format!(
-                "no mapping of the nest at line {} fits the device",
-                n.p.loops[l].line
-            ));
+            return vec![Item::Serial(SerialRun {
+                statements,
+                why: format!(
+                    "no mapping of the nest at line {} fits the device",
+                    n.p.loops[l].line
+                ),
+                host: host.to_vec(),
+                rescheduled: Vec::new(),
+            })];
         }
         return vec![Item::Parallel(Nest {
             root: l,
@@ -300,6 +337,7 @@ fn merge_serial(mut items: Vec<Item>) -> Vec<Item> {
         match (out.last_mut(), item) {
             (Some(Item::Serial(prev)), Item::Serial(next)) if prev.host == next.host => {
                 prev.statements.extend(next.statements);
+                prev.rescheduled.extend(next.rescheduled);
                 if !prev.why.contains(&next.why) {
                     prev.why = format!("{}; {}", prev.why, next.why);
                 }

@@ -87,34 +87,74 @@ pub fn recipe(
     if only.is_some() {
         return r;
     }
-    for (j, run) in serial_runs.iter().enumerate() {
-        let lines: Vec<usize> = run
-            .statements
+    // Each run in one thread, but for the nests the tuner chose to run rescheduled: what
+    // is left of the run is cut where they were.
+    let mut parts: Vec<(&super::SerialRun, Vec<StatementId>)> = Vec::new();
+    let mut rescheduled = 0;
+    for run in &serial_runs {
+        let chosen: Vec<&super::rescheduled::Rescheduled> = run
+            .rescheduled
             .iter()
-            .map(|s| p.statements[*s].line)
+            .filter(|x| x.chosen.is_some())
             .collect();
-        let (lo, hi) = (
-            lines.iter().min().copied().unwrap_or(0),
-            lines.iter().max().copied().unwrap_or(0),
-        );
+        for x in &chosen {
+            let kernel = format!(
+                "{}_rescheduled{}",
+                plan.function,
+                if rescheduled == 0 {
+                    String::new()
+                } else {
+                    rescheduled.to_string()
+                }
+            );
+            rescheduled += 1;
+            let lines: Vec<usize> = x.statements.iter().map(|s| p.statements[*s].line).collect();
+            let _ = writeln!(r);
+            let _ = writeln!(
+                r,
+                "-- {} ({}): in isl's order (`reschedule`): {}.",
+                line_range(&lines),
+                run.why,
+                x.describe()
+            );
+            let stmt_arg = if several {
+                format!("{}, ", x.statements[0])
+            } else {
+                String::new()
+            };
+            x.write(&mut r, p, &stmt_arg, &kernel, &|l| names.control(l, ""));
+        }
+        let mut part: Vec<StatementId> = Vec::new();
+        for s in &run.statements {
+            if chosen.iter().any(|x| x.statements.contains(s)) {
+                if !part.is_empty() {
+                    parts.push((run, std::mem::take(&mut part)));
+                }
+            } else {
+                part.push(*s);
+            }
+        }
+        if !part.is_empty() {
+            parts.push((run, part));
+        }
+    }
+    let split = rescheduled > 0;
+    for (j, (run, statements)) in parts.iter().enumerate() {
+        let lines: Vec<usize> = statements.iter().map(|s| p.statements[*s].line).collect();
         let _ = writeln!(r);
         let _ = writeln!(
             r,
             "-- {} in one thread: {}.",
-            if lo == hi {
-                format!("Line {lo} runs")
-            } else {
-                format!("Lines {lo}-{hi} run")
-            },
+            line_range_runs(&lines),
             run.why
         );
-        let name = if serial_runs.len() > 1 {
+        let name = if parts.len() > 1 {
             format!("{}_serial{j}", plan.function)
         } else {
             format!("{}_serial", plan.function)
         };
-        let stmt = if several || !run.host.is_empty() {
-            format!("{}, ", run.statements[0])
+        let stmt = if several || split || !run.host.is_empty() {
+            format!("{}, ", statements[0])
         } else {
             String::new()
         };
@@ -130,6 +170,28 @@ pub fn recipe(
         let _ = writeln!(r, "unroll_to_depth({unroll})");
     }
     r
+}
+
+/// `Line 7` or `Lines 7-9`.
+fn line_range(lines: &[usize]) -> String {
+    let (lo, hi) = (
+        lines.iter().min().copied().unwrap_or(0),
+        lines.iter().max().copied().unwrap_or(0),
+    );
+    if lo == hi {
+        format!("Line {lo}")
+    } else {
+        format!("Lines {lo}-{hi}")
+    }
+}
+
+/// `Line 7 runs` or `Lines 7-9 run`.
+fn line_range_runs(lines: &[usize]) -> String {
+    let range = line_range(lines);
+    match range.starts_with("Lines") {
+        true => format!("{range} run"),
+        false => format!("{range} runs"),
+    }
 }
 
 /// Fresh names for the loops the recipe makes.

@@ -242,9 +242,9 @@ fn change(
 /// of the statements loop `level` encloses (every statement for `None`) anew, with the
 /// loops outside `level` kept: each band of the schedule it finds becomes loops (named
 /// after the iterator where a loop runs over one iterator, else `t<depth>`), its sequences
-/// the order of their parts. Returns the new loops, outermost first, with whether isl
-/// found each parallel.
-pub fn reschedule(t: &mut Transformed, level: Option<LevelId>) -> TResult<Vec<(String, bool)>> {
+/// the order of their parts. Returns the new loops in a walk of the schedule's tree (a
+/// loop before the loops inside it).
+pub fn reschedule(t: &mut Transformed, level: Option<LevelId>) -> TResult<Vec<NewLoop>> {
     let members: Vec<usize> = match level {
         Some(l) => t.statements_in(l),
         None => (0..t.statements.len()).collect(),
@@ -293,6 +293,16 @@ pub fn reschedule(t: &mut Transformed, level: Option<LevelId>) -> TResult<Vec<(S
         t.levels.truncate(saved_levels);
     }
     result.map(|()| created)
+}
+
+/// A loop [`reschedule`] made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewLoop {
+    pub name: String,
+    /// isl found that it carries no dependence.
+    pub parallel: bool,
+    /// How many of the rescheduled statements it encloses.
+    pub encloses: usize,
 }
 
 /// The schedule isl finds for `members` (transformed statement indices) under the
@@ -355,14 +365,15 @@ fn isl_schedule(
 
 /// Makes the loops of `node`'s bands, appending each to the levels of the statements it
 /// encloses (`levels[k]` for `members[k]`), and lists the statements in the order the
-/// schedule's sequences run them (`ranks`, indices into `members`).
+/// schedule's sequences run them (`ranks`, indices into `members`); `created` lists the
+/// loops in a walk of the tree.
 fn lay_out(
     t: &mut Transformed,
     node: &scheduler::Node,
     members: &[usize],
     levels: &mut [Vec<(LevelId, Aff)>],
     ranks: &mut Vec<usize>,
-    created: &mut Vec<(String, bool)>,
+    created: &mut Vec<NewLoop>,
 ) {
     match node {
         scheduler::Node::Band {
@@ -372,7 +383,11 @@ fn lay_out(
             for member in loops {
                 let name = loop_name(t, member, members, levels);
                 let id = t.new_level(name.clone());
-                created.push((name, member.coincident));
+                created.push(NewLoop {
+                    name,
+                    parallel: member.coincident,
+                    encloses: member.values.len(),
+                });
                 for (k, value) in &member.values {
                     levels[*k].push((id, value.clone()));
                 }

@@ -21,6 +21,7 @@ use crate::transform::Transformed;
 
 pub mod bound;
 pub mod db;
+mod rescheduled;
 pub mod search;
 
 /// Outcomes known before a ranking (read from `gpucc tune`'s database), by recipe text:
@@ -169,7 +170,7 @@ fn attempt(
     deps: &Dependences,
     o: &mut RankOptions,
 ) -> Result<Result<Ranked, Demotion>, String> {
-    let plan = plan.clone();
+    let mut plan = plan.clone();
     let mut rows = Vec::new();
     // Legality, nest by nest (with one nest, its evaluations check it).
     let nests: Vec<strategy::Nest> = plan.nests().into_iter().cloned().collect();
@@ -307,7 +308,11 @@ fn attempt(
             chosen[k] = chosen[k].with_values(&combos[j]);
         }
     }
-    let (chosen, unroll, tried) = refine(&plan, program, deps, o, &mut evals, chosen, &mut best);
+    let (chosen, unroll, mut tried) =
+        refine(&plan, program, deps, o, &mut evals, chosen, &mut best);
+    tried.extend(rescheduled::choose(
+        &mut plan, program, deps, o, &mut evals, &chosen, unroll, &mut best,
+    ));
     // The final recipe, with its notes (also when every nest runs serially).
     let refs: Vec<&Variant> = chosen.iter().collect();
     let base = plan.recipe(program, &refs, unroll, &[]);
@@ -498,12 +503,24 @@ impl Ranked {
     /// The recipe of the chosen variants, with its notes.
     fn write_recipe(&mut self, program: &Program) {
         let (variants, nests) = (self.variants, self.nests);
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        // The serial nests whose order isl's scheduler changes, with their block shapes.
+        let rescheduled: usize = (self.plan.items.iter())
+            .map(|i| match i {
+                Item::Serial(run) => run.rescheduled.len(),
+                Item::Parallel(_) => 0,
+            })
+            .sum();
+        let rescheduled = match rescheduled {
+            0 => String::new(),
+            n => format!(", {n} serial nest{} rescheduled", plural(n)),
+        };
         let notes = [
             format!(
-                "Chosen among {} compiled candidates ({variants} legal variant{} of {nests} nest{}, their tile sizes, unrolling).",
+                "Chosen among {} compiled candidates ({variants} legal variant{} of {nests} nest{}, their tile sizes, unrolling{rescheduled}).",
                 self.considered,
-                if variants == 1 { "" } else { "s" },
-                if nests == 1 { "" } else { "s" }
+                plural(variants),
+                plural(nests)
             ),
             format!(
                 "Predicted time on the device: {} (emulated, not measured).",

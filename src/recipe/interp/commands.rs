@@ -461,11 +461,12 @@ impl Interp<'_> {
                 wrap(self, r)?;
             }
             "reschedule" => {
+                let (stmt, args) = self.statement_arg(args)?;
                 self.expect_args(args, 0, 1, call, "reschedule(\"i\")")?;
                 let level = match args.first() {
                     Some(a) => {
                         let lp = self.string(a, "the loop")?;
-                        Some(self.level(&lp, a.1, None)?)
+                        Some(self.level(&lp, a.1, stmt)?)
                     }
                     None => None,
                 };
