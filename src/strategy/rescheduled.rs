@@ -21,21 +21,29 @@ pub struct Rescheduled {
     pub outer: Vec<LoopId>,
     /// The new loops around every statement that stay on the host, outermost first.
     pub host: Vec<String>,
-    /// The parallel loops on threads, x first (one or two).
-    pub threads: Vec<String>,
-    /// The tile sizes the tuner tries for `threads` (x first): the threads of a block.
-    pub shapes: Vec<Vec<i64>>,
-    /// The shape the tuner chose; none while the nest runs in one thread.
+    /// What runs inside them, in order: a kernel each.
+    pub parts: Vec<Part>,
+    /// The shape the tuner chose (an index into [`SHAPES_1D`] and [`SHAPES_2D`], for the
+    /// parts with one and two parallel loops); none while the nest runs in one thread.
     pub chosen: Option<usize>,
 }
 
-/// Blocks tried for one parallel loop, and for two (x, y).
-const SHAPES_1D: [[i64; 1]; 3] = [[64], [128], [256]];
-const SHAPES_2D: [[i64; 2]; 3] = [[32, 4], [32, 8], [16, 16]];
+/// Statements of a rescheduled nest that one kernel runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub statements: Vec<StatementId>,
+    /// The parallel loops on threads, x first (one or two); none: one thread runs them.
+    pub threads: Vec<String>,
+}
+
+/// Blocks tried for one parallel loop, and for two (x, y), side by side: the tuner tries
+/// the k-th of each at once.
+pub const SHAPES_1D: [[i64; 1]; 3] = [[64], [128], [256]];
+pub const SHAPES_2D: [[i64; 2]; 3] = [[32, 4], [32, 8], [16, 16]];
 
 /// The rescheduled form of the nest rooted at `root` (holding `statements`, inside the
-/// host loops `outer`), if isl's scheduler finds a parallel loop around all of them; else
-/// why not.
+/// host loops `outer`), if isl's scheduler finds a parallel loop in it (around all its
+/// statements, or around some of them inside sequential loops around all); else why not.
 pub fn rescheduled(
     p: &Program,
     deps: &Dependences,
@@ -44,80 +52,169 @@ pub fn rescheduled(
     outer: &[LoopId],
 ) -> Result<Rescheduled, String> {
     let mut t = Transformed::new(p.clone(), deps.clone());
-    let loops = schedule::reschedule(&mut t, Some(root)).map_err(|e| e.message)?;
-    let around: Vec<&schedule::NewLoop> = loops
-        .iter()
-        .take_while(|l| l.encloses == statements.len())
-        .collect();
-    let Some(first) = around.iter().position(|l| l.parallel) else {
-        return Err("isl's scheduler finds no order with a parallel loop around all of its statements either".into());
+    // A fresh program's transformed statements are its statements, in order.
+    let found = schedule::reschedule(&mut t, Some(root)).map_err(|e| e.message)?;
+    let loops = &found.loops;
+    let all = |l: &schedule::NewLoop| l.statements.len() == statements.len();
+    let around = loops.iter().take_while(|l| all(l)).count();
+    let no_parallel =
+        || "isl's scheduler finds no order with a parallel loop in it either".to_string();
+    let (host, parts) = match loops[..around].iter().position(|l| l.parallel) {
+        Some(first) => (
+            loops[..first].iter().map(|l| l.name.clone()).collect(),
+            vec![Part {
+                statements: statements.to_vec(),
+                threads: threads(&loops[first..around]),
+            }],
+        ),
+        None => (
+            loops[..around].iter().map(|l| l.name.clone()).collect(),
+            parts_inside(&loops[around..], &found.order),
+        ),
     };
-    let host: Vec<String> = around[..first].iter().map(|l| l.name.clone()).collect();
-    let mut threads = vec![around[first].name.clone()];
-    if let Some(next) = around.get(first + 1).filter(|l| l.parallel) {
-        // The inner loop on x: consecutive threads, neighbouring elements more often.
-        threads.insert(0, next.name.clone());
+    if parts.iter().all(|part| part.threads.is_empty()) {
+        return Err(no_parallel());
     }
-    let shapes = match threads.len() {
-        1 => SHAPES_1D.iter().map(|s| s.to_vec()).collect(),
-        _ => SHAPES_2D.iter().map(|s| s.to_vec()).collect(),
-    };
     Ok(Rescheduled {
         root,
         statements: statements.to_vec(),
         outer: outer.to_vec(),
         host,
-        threads,
-        shapes,
+        parts,
         chosen: None,
     })
 }
 
+/// The loops on threads, x first, from `loops` (each around the same statements, the
+/// first parallel): the first, and the second where it is parallel too (on x: the inner
+/// loop, whose neighbouring iterations touch neighbouring elements more often).
+fn threads(loops: &[schedule::NewLoop]) -> Vec<String> {
+    let mut threads = vec![loops[0].name.clone()];
+    if let Some(next) = loops.get(1).filter(|l| l.parallel) {
+        threads.insert(0, next.name.clone());
+    }
+    threads
+}
+
+/// The parts of a nest inside the loops around all of its statements: `loops` are the
+/// other new loops (a walk of the tree), `order` the statements in the order they run.
+/// Statements under the same outermost loop form a part, mapped to threads where that
+/// loop is parallel; the others run in one thread, consecutive ones together.
+fn parts_inside(loops: &[schedule::NewLoop], order: &[usize]) -> Vec<Part> {
+    let mut parts: Vec<Part> = Vec::new();
+    let mut key_of_last: Option<Option<usize>> = None;
+    for &s in order {
+        let key = loops.iter().position(|l| l.statements.contains(&s));
+        let threads = match key {
+            Some(k) if loops[k].parallel => {
+                let same = loops[k..]
+                    .iter()
+                    .take_while(|l| l.statements == loops[k].statements)
+                    .count();
+                threads(&loops[k..k + same])
+            }
+            _ => Vec::new(),
+        };
+        let joins = match parts.last() {
+            // The same loop, or one thread after one thread.
+            Some(last) => {
+                (key.is_some() && key_of_last == Some(key))
+                    || (threads.is_empty() && last.threads.is_empty())
+            }
+            None => false,
+        };
+        match parts.last_mut() {
+            Some(last) if joins => last.statements.push(s),
+            _ => parts.push(Part {
+                statements: vec![s],
+                threads,
+            }),
+        }
+        key_of_last = Some(key);
+    }
+    parts
+}
+
 impl Rescheduled {
-    /// `` `t0` on the host, `t`, `i` on threads `` for comments and notes.
-    pub fn describe(&self) -> String {
+    /// The number of shapes the tuner tries.
+    pub fn shapes(&self) -> usize {
+        SHAPES_1D.len()
+    }
+
+    /// `` `t0` sequential on the host (a launch each), `i`, `t` parallel on threads `` for
+    /// comments and notes.
+    pub fn describe(&self, p: &Program) -> String {
         let quoted = |v: &[String]| -> String {
             v.iter()
                 .map(|s| format!("`{s}`"))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let threads = quoted(&self.threads);
+        let parts: Vec<String> = (self.parts.iter())
+            .map(|part| match part.threads.is_empty() {
+                true => {
+                    let lines: Vec<usize> = (part.statements.iter())
+                        .map(|s| p.statements[*s].line)
+                        .collect();
+                    format!(
+                        "{} in one thread",
+                        super::text::line_range(&lines).to_lowercase()
+                    )
+                }
+                false => format!("{} parallel on threads", quoted(&part.threads)),
+            })
+            .collect();
+        let parts = parts.join(", then ");
         match self.host.is_empty() {
-            true => format!("{threads} on threads"),
+            true => parts,
             false => format!(
-                "{} sequential on the host (a launch each), {threads} parallel on threads",
+                "{} sequential on the host (a launch each), {parts}",
                 quoted(&self.host)
             ),
         }
     }
 
-    /// What the tuner chose, for people: `` `i` (line 8) in isl's order: `t0` ..., blocks
-    /// of 64 threads `` (`None` while the nest runs in one thread).
+    /// What the tuner chose, for people: `` the nest of `i` (line 8) in isl's order
+    /// (`reschedule`): `t0` ..., blocks of 64 threads `` (`None` while the nest runs in one
+    /// thread).
     pub fn describe_chosen(&self, p: &Program) -> Option<String> {
-        let shape = &self.shapes[self.chosen?];
+        let k = self.chosen?;
         let root = &p.loops[self.root];
-        let threads: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
+        let mut shapes: Vec<String> = Vec::new();
+        for part in &self.parts {
+            let shape = match part.threads.len() {
+                0 => continue,
+                1 => SHAPES_1D[k].to_vec(),
+                _ => SHAPES_2D[k].to_vec(),
+            };
+            let shape: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
+            let shape = shape.join(" x ");
+            if !shapes.contains(&shape) {
+                shapes.push(shape);
+            }
+        }
         Some(format!(
             "the nest of `{}` (line {}) in isl's order (`reschedule`): {}, blocks of {} threads",
             root.iterator,
             root.line,
-            self.describe(),
-            threads.join(" x ")
+            self.describe(p),
+            shapes.join(" and ")
         ))
     }
 
-    /// The commands of the chosen shape (`stmt_arg` names the nest's statement, `"3, "`
-    /// where the recipe has several nests); `fresh` makes a block loop's name.
+    /// The commands of the chosen shape, its kernels named `kernel` (`kernel_0`, ... for
+    /// several parts); with `several` (nests in the recipe), each command names a
+    /// statement. `fresh` makes the name of a block loop (of a loop and a suffix that tells
+    /// the parts apart).
     pub(super) fn write(
         &self,
         r: &mut String,
         p: &Program,
-        stmt_arg: &str,
+        several: bool,
         kernel: &str,
-        fresh: &dyn Fn(&str) -> String,
+        fresh: &dyn Fn(&str, &str) -> String,
     ) {
-        let Some(shape) = self.chosen.map(|k| &self.shapes[k]) else {
+        let Some(k) = self.chosen else {
             return;
         };
         let quoted = |v: &[String]| -> String {
@@ -126,38 +223,72 @@ impl Rescheduled {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let one = self.parts.len() == 1;
+        let stmt_arg = |s: StatementId| match several || !one {
+            true => format!("{s}, "),
+            false => String::new(),
+        };
         let _ = writeln!(
             r,
-            "reschedule({stmt_arg}\"{}\")",
+            "reschedule({}\"{}\")",
+            stmt_arg(self.statements[0]),
             p.loops[self.root].iterator
         );
-        let blocks: Vec<String> = self.threads.iter().map(|l| fresh(l)).collect();
-        let controls: Vec<String> = blocks
-            .iter()
-            .enumerate()
-            .map(|(j, c)| format!("l{}_control=\"{c}\"", j + 1))
-            .collect();
-        let sizes: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
-        // The order: host loops, blocks (y outside x), threads (y outside x).
-        let mut order: Vec<String> = (self.outer.iter())
-            .map(|l| p.loops[*l].iterator.clone())
-            .collect();
-        order.extend(self.host.iter().cloned());
-        order.extend(blocks.iter().rev().cloned());
-        order.extend(self.threads.iter().rev().cloned());
-        let _ = writeln!(
-            r,
-            "tile_by_index({stmt_arg}{{{}}}, {{{}}}, {{{}}}, {{{}}})",
-            quoted(&self.threads),
-            sizes.join(", "),
-            controls.join(", "),
-            quoted(&order)
-        );
-        let _ = writeln!(
-            r,
-            "cudaize({stmt_arg}\"{kernel}\", {{}}, {{block={{{}}}, thread={{{}}}}})",
-            quoted(&blocks),
-            quoted(&self.threads)
-        );
+        let name = |j: usize| match one {
+            true => kernel.to_string(),
+            false => format!("{kernel}_{j}"),
+        };
+        // The parallel parts first: a serial kernel inside host loops needs a kernel that
+        // keeps them there.
+        for (j, part) in self.parts.iter().enumerate() {
+            if part.threads.is_empty() {
+                continue;
+            }
+            let stmt = stmt_arg(part.statements[0]);
+            let shape = match part.threads.len() {
+                1 => SHAPES_1D[k].to_vec(),
+                _ => SHAPES_2D[k].to_vec(),
+            };
+            let sfx = if one { String::new() } else { format!("_{j}") };
+            let blocks: Vec<String> = part.threads.iter().map(|l| fresh(l, &sfx)).collect();
+            let controls: Vec<String> = blocks
+                .iter()
+                .enumerate()
+                .map(|(j, c)| format!("l{}_control=\"{c}\"", j + 1))
+                .collect();
+            let sizes: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
+            // The order: host loops, blocks (y outside x), threads (y outside x).
+            let mut order: Vec<String> = (self.outer.iter())
+                .map(|l| p.loops[*l].iterator.clone())
+                .collect();
+            order.extend(self.host.iter().cloned());
+            order.extend(blocks.iter().rev().cloned());
+            order.extend(part.threads.iter().rev().cloned());
+            let _ = writeln!(
+                r,
+                "tile_by_index({stmt}{{{}}}, {{{}}}, {{{}}}, {{{}}})",
+                quoted(&part.threads),
+                sizes.join(", "),
+                controls.join(", "),
+                quoted(&order)
+            );
+            let _ = writeln!(
+                r,
+                "cudaize({stmt}\"{}\", {{}}, {{block={{{}}}, thread={{{}}}}})",
+                name(j),
+                quoted(&blocks),
+                quoted(&part.threads)
+            );
+        }
+        for (j, part) in self.parts.iter().enumerate() {
+            if part.threads.is_empty() {
+                let _ = writeln!(
+                    r,
+                    "cudaize({}\"{}\", {{}}, {{}})",
+                    stmt_arg(part.statements[0]),
+                    name(j)
+                );
+            }
+        }
     }
 }

@@ -115,14 +115,13 @@ pub fn recipe(
                 "-- {} ({}): in isl's order (`reschedule`): {}.",
                 line_range(&lines),
                 run.why,
-                x.describe()
+                x.describe(p)
             );
-            let stmt_arg = if several {
-                format!("{}, ", x.statements[0])
-            } else {
-                String::new()
-            };
-            x.write(&mut r, p, &stmt_arg, &kernel, &|l| names.control(l, ""));
+            let nest = rescheduled - 1;
+            x.write(&mut r, p, several, &kernel, &|l, sfx| match nest {
+                0 => names.control(l, sfx),
+                n => names.control(l, &format!("_r{n}{sfx}")),
+            });
         }
         let mut part: Vec<StatementId> = Vec::new();
         for s in &run.statements {
@@ -173,7 +172,7 @@ pub fn recipe(
 }
 
 /// `Line 7` or `Lines 7-9`.
-fn line_range(lines: &[usize]) -> String {
+pub(super) fn line_range(lines: &[usize]) -> String {
     let (lo, hi) = (
         lines.iter().min().copied().unwrap_or(0),
         lines.iter().max().copied().unwrap_or(0),

@@ -242,9 +242,8 @@ fn change(
 /// of the statements loop `level` encloses (every statement for `None`) anew, with the
 /// loops outside `level` kept: each band of the schedule it finds becomes loops (named
 /// after the iterator where a loop runs over one iterator, else `t<depth>`), its sequences
-/// the order of their parts. Returns the new loops in a walk of the schedule's tree (a
-/// loop before the loops inside it).
-pub fn reschedule(t: &mut Transformed, level: Option<LevelId>) -> TResult<Vec<NewLoop>> {
+/// the order of their parts. Returns the new loops and the statements' new order.
+pub fn reschedule(t: &mut Transformed, level: Option<LevelId>) -> TResult<Rescheduling> {
     let members: Vec<usize> = match level {
         Some(l) => t.statements_in(l),
         None => (0..t.statements.len()).collect(),
@@ -292,7 +291,20 @@ pub fn reschedule(t: &mut Transformed, level: Option<LevelId>) -> TResult<Vec<Ne
     if result.is_err() {
         t.levels.truncate(saved_levels);
     }
-    result.map(|()| created)
+    let order = ranks.iter().map(|&k| members[k]).collect();
+    result.map(|()| Rescheduling {
+        loops: created,
+        order,
+    })
+}
+
+/// What [`reschedule`] made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rescheduling {
+    /// The new loops in a walk of the schedule's tree: a loop before the loops inside it.
+    pub loops: Vec<NewLoop>,
+    /// The rescheduled statements in the order they run (transformed statement indices).
+    pub order: Vec<usize>,
 }
 
 /// A loop [`reschedule`] made.
@@ -301,8 +313,8 @@ pub struct NewLoop {
     pub name: String,
     /// isl found that it carries no dependence.
     pub parallel: bool,
-    /// How many of the rescheduled statements it encloses.
-    pub encloses: usize,
+    /// The statements it encloses (transformed statement indices).
+    pub statements: Vec<usize>,
 }
 
 /// The schedule isl finds for `members` (transformed statement indices) under the
@@ -386,7 +398,7 @@ fn lay_out(
                 created.push(NewLoop {
                     name,
                     parallel: member.coincident,
-                    encloses: member.values.len(),
+                    statements: member.values.iter().map(|(k, _)| members[*k]).collect(),
                 });
                 for (k, value) in &member.values {
                     levels[*k].push((id, value.clone()));

@@ -513,7 +513,7 @@ impl Ranked {
             .sum();
         let rescheduled = match rescheduled {
             0 => String::new(),
-            n => format!(", {n} serial nest{} rescheduled", plural(n)),
+            n => format!(", isl's order for {n} serial nest{}", plural(n)),
         };
         let notes = [
             format!(

@@ -38,7 +38,7 @@ pub(super) fn choose(
                 }
             };
             let shapes = match &plan.items[item] {
-                Item::Serial(run) => run.rescheduled[nest].shapes.len(),
+                Item::Serial(run) => run.rescheduled[nest].shapes(),
                 Item::Parallel(_) => 0,
             };
             // The serial run first (evaluated already: the memo answers), then each shape.
