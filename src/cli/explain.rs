@@ -3,34 +3,10 @@
 
 use crate::device::Device;
 use crate::poly::Program;
-use crate::strategy::Item;
+use crate::strategy::{lines, lines_run, Item};
 use crate::tune::{self, format_us, Ranked};
 use std::fmt::Write as _;
 use std::io::Write;
-
-/// The lines of statements, for people: `line 7` or `lines 7-9`.
-fn lines(p: &Program, statements: &[usize]) -> String {
-    let l: Vec<usize> = statements.iter().map(|s| p.statements[*s].line).collect();
-    let (lo, hi) = (
-        l.iter().min().copied().unwrap_or(0),
-        l.iter().max().copied().unwrap_or(0),
-    );
-    if lo == hi {
-        format!("line {lo}")
-    } else {
-        format!("lines {lo}-{hi}")
-    }
-}
-
-/// `line 7 runs` or `lines 7-9 run`.
-fn lines_run(p: &Program, statements: &[usize]) -> String {
-    let l = lines(p, statements);
-    if l.starts_with("lines") {
-        format!("{l} run")
-    } else {
-        format!("{l} runs")
-    }
-}
 
 /// One line on the choice, and a note per part that runs in one thread.
 pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {

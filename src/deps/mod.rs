@@ -117,6 +117,26 @@ pub struct Dependences {
     pub privatized: Vec<privatize::Privatized>,
 }
 
+/// A dependence for people: kind, array, lines, accesses and distance (`the flow
+/// dependence on `A` from line 9 to line 9 (`A[i][j]` -> `A[i - 1][j]`, distance (1, 0))`).
+pub fn describe(p: &Program, d: &Dependence) -> String {
+    let distance: Vec<String> = d.distance.iter().map(|x| x.text()).collect();
+    // Statements of two nests share no loop: no distance to give.
+    let distance = match distance.is_empty() {
+        true => String::new(),
+        false => format!(", distance ({})", distance.join(", ")),
+    };
+    format!(
+        "the {} dependence on `{}` from line {} to line {} (`{}` -> `{}`{distance})",
+        d.kind.name(),
+        p.arrays[d.array].name,
+        p.statements[d.source].line,
+        p.statements[d.sink].line,
+        p.accesses[d.source_access].text,
+        p.accesses[d.sink_access].text,
+    )
+}
+
 /// Computes the dependences of `program` and classifies its loops, after making private
 /// the scalars that can be ([`privatize`]: `program` is changed for them).
 pub fn analyze(program: &mut Program) -> Result<Dependences, Diagnostics> {

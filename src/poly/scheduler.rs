@@ -65,9 +65,15 @@ fn fail(message: String) -> IslError {
     }
 }
 
-/// A schedule of `statements` that runs the sink of each of `dependences` (relations
-/// between the statements' tuples) after its source.
-pub fn schedule(ctx: &Ctx, statements: &[Statement], dependences: &[Map]) -> IslResult<Node> {
+/// A schedule of `statements` that runs the sink of each of `dependences` and of
+/// `order_only` (relations between the statements' tuples) after its source; only
+/// `dependences` keep a loop from being parallel (coincident) and count for locality.
+pub fn schedule(
+    ctx: &Ctx,
+    statements: &[Statement],
+    dependences: &[Map],
+    order_only: &[Map],
+) -> IslResult<Node> {
     let raw = ctx.raw();
     let mut domain: Option<UnionSet> = None;
     for st in statements {
@@ -78,13 +84,18 @@ pub fn schedule(ctx: &Ctx, statements: &[Statement], dependences: &[Map]) -> Isl
         });
     }
     let domain = domain.ok_or_else(|| fail("isl scheduler: no statement to schedule".into()))?;
-    let mut deps = IslUnionMap::empty_ctx(raw).map_err(|e| err("empty", e))?;
-    for d in dependences {
-        let one = IslUnionMap::from_map(d.raw_copy()?).map_err(|e| err("dependence", e))?;
-        deps = deps.union(one).map_err(|e| err("dependence", e))?;
-    }
+    let union = |maps: &[&Map]| -> IslResult<IslUnionMap> {
+        let mut all = IslUnionMap::empty_ctx(raw).map_err(|e| err("empty", e))?;
+        for d in maps {
+            let one = IslUnionMap::from_map(d.raw_copy()?).map_err(|e| err("dependence", e))?;
+            all = all.union(one).map_err(|e| err("dependence", e))?;
+        }
+        Ok(all)
+    };
+    let deps = union(&dependences.iter().collect::<Vec<_>>())?;
+    let validity = union(&dependences.iter().chain(order_only).collect::<Vec<_>>())?;
     let constraints = ScheduleConstraints::on_domain(domain)
-        .and_then(|c| c.set_validity(deps.copy()?))
+        .and_then(|c| c.set_validity(validity))
         .and_then(|c| c.set_proximity(deps.copy()?))
         .and_then(|c| c.set_coincidence(deps))
         .map_err(|e| err("constraints", e))?;
@@ -228,7 +239,7 @@ mod tests {
             domain: &domain,
             iterators: &iterators,
         }];
-        let node = schedule(&ctx, &statements, &[dep]).unwrap();
+        let node = schedule(&ctx, &statements, &[dep], &[]).unwrap();
         let Node::Band { members, child } = node else {
             panic!("a band first: {node:?}");
         };

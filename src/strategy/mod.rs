@@ -75,6 +75,30 @@ pub struct SerialRun {
     pub rescheduled: Vec<rescheduled::Rescheduled>,
 }
 
+/// `line 7` or `lines 7-9`: where statements are, for people.
+pub fn lines(p: &Program, statements: &[StatementId]) -> String {
+    let l: Vec<usize> = statements.iter().map(|s| p.statements[*s].line).collect();
+    let (lo, hi) = (
+        l.iter().min().copied().unwrap_or(0),
+        l.iter().max().copied().unwrap_or(0),
+    );
+    if lo == hi {
+        format!("line {lo}")
+    } else {
+        format!("lines {lo}-{hi}")
+    }
+}
+
+/// `line 7 runs` or `lines 7-9 run`.
+pub fn lines_run(p: &Program, statements: &[StatementId]) -> String {
+    let l = lines(p, statements);
+    if l.starts_with("lines") {
+        format!("{l} run")
+    } else {
+        format!("{l} runs")
+    }
+}
+
 impl SerialRun {
     /// Its nests that the tuner chose to run rescheduled.
     pub fn chosen_rescheduled(&self) -> Vec<&rescheduled::Rescheduled> {
@@ -279,9 +303,21 @@ fn nest_items(n: &Nests, l: LoopId, host: &[LoopId], device: &Device, split: boo
         .iter()
         .any(|x| n.is_parallel(*x) || n.splittable_reduction(*x).is_some());
     if !any_mappable {
+        // The dependence that keeps the outermost loop sequential, for people.
+        let carried = match &n.deps.loops[l] {
+            crate::deps::LoopKind::Sequential(d) => d.first().map(|&d| {
+                format!(
+                    " (`{}` carries {})",
+                    n.name(l),
+                    crate::deps::describe(n.p, &n.deps.dependences[d])
+                )
+            }),
+            _ => None,
+        };
         return serial(format!(
-            "every loop of the nest at line {} carries a dependence",
-            n.p.loops[l].line
+            "every loop of the nest at line {} carries a dependence{}",
+            n.p.loops[l].line,
+            carried.unwrap_or_default()
         ));
     }
     // A loop that carries dependences around other nests: a loop of launches on the host,

@@ -152,15 +152,7 @@ impl Rescheduled {
         };
         let parts: Vec<String> = (self.parts.iter())
             .map(|part| match part.threads.is_empty() {
-                true => {
-                    let lines: Vec<usize> = (part.statements.iter())
-                        .map(|s| p.statements[*s].line)
-                        .collect();
-                    format!(
-                        "{} in one thread",
-                        super::text::line_range(&lines).to_lowercase()
-                    )
-                }
+                true => format!("{} in one thread", super::lines(p, &part.statements)),
                 false => format!("{} parallel on threads", quoted(&part.threads)),
             })
             .collect();

@@ -108,12 +108,11 @@ pub fn recipe(
                 }
             );
             rescheduled += 1;
-            let lines: Vec<usize> = x.statements.iter().map(|s| p.statements[*s].line).collect();
             let _ = writeln!(r);
             let _ = writeln!(
                 r,
                 "-- {} ({}): in isl's order (`reschedule`): {}.",
-                line_range(&lines),
+                capitalized(super::lines(p, &x.statements)),
                 run.why,
                 x.describe(p)
             );
@@ -139,12 +138,11 @@ pub fn recipe(
     }
     let split = rescheduled > 0;
     for (j, (run, statements)) in parts.iter().enumerate() {
-        let lines: Vec<usize> = statements.iter().map(|s| p.statements[*s].line).collect();
         let _ = writeln!(r);
         let _ = writeln!(
             r,
             "-- {} in one thread: {}.",
-            line_range_runs(&lines),
+            capitalized(super::lines_run(p, statements)),
             run.why
         );
         let name = if parts.len() > 1 {
@@ -171,25 +169,12 @@ pub fn recipe(
     r
 }
 
-/// `Line 7` or `Lines 7-9`.
-pub(super) fn line_range(lines: &[usize]) -> String {
-    let (lo, hi) = (
-        lines.iter().min().copied().unwrap_or(0),
-        lines.iter().max().copied().unwrap_or(0),
-    );
-    if lo == hi {
-        format!("Line {lo}")
-    } else {
-        format!("Lines {lo}-{hi}")
-    }
-}
-
-/// `Line 7 runs` or `Lines 7-9 run`.
-fn line_range_runs(lines: &[usize]) -> String {
-    let range = line_range(lines);
-    match range.starts_with("Lines") {
-        true => format!("{range} run"),
-        false => format!("{range} runs"),
+/// `text` with a capital first letter.
+fn capitalized(text: String) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => text,
     }
 }
 

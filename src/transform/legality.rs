@@ -101,24 +101,28 @@ fn lex_nonpositive(prefix: &str, width: usize) -> String {
     )
 }
 
+/// `{ [a0, ..., an] -> [b0, ..., bn] : a <lex b }` as isl text: the later time vectors.
+pub fn lex_later(prefix: &str, width: usize) -> String {
+    let a: Vec<String> = (0..width).map(|k| format!("a{k}")).collect();
+    let b: Vec<String> = (0..width).map(|k| format!("b{k}")).collect();
+    let disjuncts: Vec<String> = (0..width)
+        .map(|k| {
+            let mut conds: Vec<String> = (0..k).map(|j| format!("b{j} = a{j}")).collect();
+            conds.push(format!("b{k} > a{k}"));
+            format!("({})", conds.join(" and "))
+        })
+        .collect();
+    format!(
+        "{prefix}{{ [{}] -> [{}] : {} }}",
+        a.join(", "),
+        b.join(", "),
+        disjuncts.join(" or ")
+    )
+}
+
 /// A dependence for people: kind, array, lines, accesses and distance.
 pub fn describe(t: &Transformed, d: &Dependence) -> String {
-    let p = &t.program;
-    let distance: Vec<String> = d.distance.iter().map(|x| x.text()).collect();
-    // Statements of two nests share no loop: no distance to give.
-    let distance = match distance.is_empty() {
-        true => String::new(),
-        false => format!(", distance ({})", distance.join(", ")),
-    };
-    format!(
-        "the {} dependence on `{}` from line {} to line {} (`{}` -> `{}`{distance})",
-        d.kind.name(),
-        p.arrays[d.array].name,
-        p.statements[d.source].line,
-        p.statements[d.sink].line,
-        p.accesses[d.source_access].text,
-        p.accesses[d.sink_access].text,
-    )
+    crate::deps::describe(&t.program, d)
 }
 
 /// The schedule of every transformed statement as isl text (what [`check_order`] checks;

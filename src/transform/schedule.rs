@@ -330,7 +330,50 @@ fn isl_schedule(
         .iter()
         .map(|&s| Set::parse(&ctx, &t.statements[s].domain))
         .collect::<Result<Vec<_>, _>>()?;
-    // Each statement's values of the loops kept outside.
+    let mut dependences = Vec::new();
+    for d in legality::constraining(t) {
+        let (src, sink) = (
+            legality::compute_statement(t, d.source),
+            legality::compute_statement(t, d.sink),
+        );
+        if !members.contains(&src) || !members.contains(&sink) {
+            continue;
+        }
+        let relation = Map::parse(&ctx, &d.relation)?
+            .wrapped()?
+            .intersect(&outside_equal(t, &ctx, src, sink, depth)?.wrapped()?)?
+            .unwrapped()?;
+        if !relation.is_empty()? {
+            dependences.push(relation);
+        }
+    }
+    let order_only = storage_order(t, &ctx, members, depth)?;
+    let statements: Vec<scheduler::Statement> = members
+        .iter()
+        .zip(&domains)
+        .map(|(&s, domain)| scheduler::Statement {
+            name: &t.statements[s].name,
+            domain,
+            iterators: &t.statements[s].iterators,
+        })
+        .collect();
+    Ok(scheduler::schedule(
+        &ctx,
+        &statements,
+        &dependences,
+        &order_only,
+    )?)
+}
+
+/// The pairs of instances of statements `src` and `sink` at the same values of the loops
+/// kept outside (the first `depth(s)` levels of each).
+fn outside_equal(
+    t: &Transformed,
+    ctx: &Ctx,
+    src: usize,
+    sink: usize,
+    depth: &dyn Fn(usize) -> usize,
+) -> TResult<Map> {
     let outside = |s: usize| -> String {
         let values: Vec<String> = t.statements[s].levels[..depth(s)]
             .iter()
@@ -343,36 +386,73 @@ fn isl_schedule(
             values.join(", ")
         )
     };
-    let mut dependences = Vec::new();
-    for d in legality::constraining(t) {
-        let (src, sink) = (
-            legality::compute_statement(t, d.source),
-            legality::compute_statement(t, d.sink),
-        );
-        if !members.contains(&src) || !members.contains(&sink) {
+    Ok(
+        Map::parse(ctx, &outside(src))?
+            .apply_range(&Map::parse(ctx, &outside(sink))?.reverse()?)?,
+    )
+}
+
+/// The order in which the statements among `members` reuse each private scalar's one
+/// location: every pair of their instances that touch it, one of them writing, in the
+/// order they run now, under the same values of the loops kept outside. The dependence
+/// analysis sees one copy per iteration of the scalar's loops, which makes those loops
+/// parallel; the code keeps one copy per thread, so a new order must not let a write
+/// come between another instance's write and its reads (isl distributed a scalar's
+/// definition and its use into two loops: found by the nest fuzzer).
+fn storage_order(
+    t: &Transformed,
+    ctx: &Ctx,
+    members: &[usize],
+    depth: &dyn Fn(usize) -> usize,
+) -> TResult<Vec<Map>> {
+    let p = &t.program;
+    let schedules = legality::schedules(t);
+    let width = 2 * t.depth() + 1;
+    let later = Map::parse(ctx, &legality::lex_later(&t.params_prefix(), width))?;
+    let mut out = Vec::new();
+    for (a, array) in p.arrays.iter().enumerate() {
+        if !matches!(array.kind, crate::poly::ArrayKind::Private { .. }) {
             continue;
         }
-        let relation = Map::parse(&ctx, &d.relation)?;
-        let same_outside = Map::parse(&ctx, &outside(src))?
-            .apply_range(&Map::parse(&ctx, &outside(sink))?.reverse()?)?;
-        let relation = relation
-            .wrapped()?
-            .intersect(&same_outside.wrapped()?)?
-            .unwrapped()?;
-        if !relation.is_empty()? {
-            dependences.push(relation);
+        // The members that touch it, and whether each writes it.
+        let touching: Vec<(usize, bool)> = members
+            .iter()
+            .filter_map(|&s| {
+                let super::StmtKind::Compute(id) = t.statements[s].kind else {
+                    return None;
+                };
+                let mine = p
+                    .accesses
+                    .iter()
+                    .filter(|x| x.statement == id && x.array == a);
+                let (mut touches, mut writes) = (false, false);
+                for x in mine {
+                    touches = true;
+                    writes |= x.is_write;
+                }
+                touches.then_some((s, writes))
+            })
+            .collect();
+        for &(src, src_writes) in &touching {
+            for &(sink, sink_writes) in &touching {
+                if !src_writes && !sink_writes {
+                    continue;
+                }
+                let relation = Map::parse(ctx, &schedules[src])?
+                    .apply_range(&later)?
+                    .apply_range(&Map::parse(ctx, &schedules[sink])?.reverse()?)?
+                    .intersect_domain(&Set::parse(ctx, &t.statements[src].domain)?)?
+                    .intersect_range(&Set::parse(ctx, &t.statements[sink].domain)?)?
+                    .wrapped()?
+                    .intersect(&outside_equal(t, ctx, src, sink, depth)?.wrapped()?)?
+                    .unwrapped()?;
+                if !relation.is_empty()? {
+                    out.push(relation);
+                }
+            }
         }
     }
-    let statements: Vec<scheduler::Statement> = members
-        .iter()
-        .zip(&domains)
-        .map(|(&s, domain)| scheduler::Statement {
-            name: &t.statements[s].name,
-            domain,
-            iterators: &t.statements[s].iterators,
-        })
-        .collect();
-    Ok(scheduler::schedule(&ctx, &statements, &dependences)?)
+    Ok(out)
 }
 
 /// Makes the loops of `node`'s bands, appending each to the levels of the statements it
