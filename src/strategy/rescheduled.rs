@@ -1,9 +1,13 @@
 //! A nest that would run in one thread as written (every loop carries a dependence: LU and
 //! Cholesky in PolyBench's i-j-k order, Gauss–Seidel sweeps) in the order isl's scheduler
-//! finds instead ([`crate::transform::schedule::reschedule`], as PPCG does): the new
-//! loops outside the first parallel one stay on the host, one launch per iteration (a
+//! finds instead ([`crate::transform::schedule::reschedule`], as PPCG does). The new loops
+//! outside the first parallel one stay on the host, one launch per iteration (a
 //! wavefront's diagonals, LU's pivots), and that loop (with the next one where it is
-//! parallel too) maps to blocks and threads. The tuner ranks it against the serial run.
+//! parallel too) maps to blocks and threads. Where no loop around all the statements is
+//! parallel, the sequential ones stay on the host and each part of isl's sequence inside
+//! them is a kernel of its own (Cholesky: the pivot's square root in one thread, its column
+//! and the trailing triangle in parallel). The tuner ranks the result against the serial
+//! run ([`crate::tune`]).
 
 use crate::deps::Dependences;
 use crate::poly::{LoopId, Program, StatementId};
@@ -41,6 +45,13 @@ pub struct Part {
 pub const SHAPES_1D: [[i64; 1]; 3] = [[64], [128], [256]];
 pub const SHAPES_2D: [[i64; 2]; 3] = [[32, 4], [32, 8], [16, 16]];
 
+/// The deepest nest the strategy generator hands to isl's scheduler. isl's Pluto-style
+/// search grows fast with the loops and statements, and its time is not bounded by isl's
+/// operation budget: a random four-deep nest of four statements (the nest fuzzer's seed
+/// 7950823667166161158, program 76) took 10 s in it, and the compile 36 s. Every nest of
+/// PolyBench/C 4.2.1 that would run in one thread is at most three deep.
+pub const MAX_DEPTH: usize = 3;
+
 /// The rescheduled form of the nest rooted at `root` (holding `statements`, inside the
 /// host loops `outer`), if isl's scheduler finds a parallel loop in it (around all its
 /// statements, or around some of them inside sequential loops around all); else why not.
@@ -51,9 +62,19 @@ pub fn rescheduled(
     statements: &[StatementId],
     outer: &[LoopId],
 ) -> Result<Rescheduled, String> {
+    let depth = (statements.iter())
+        .map(|s| p.statements[*s].loops.len() - outer.len())
+        .max()
+        .unwrap_or(0);
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "gpucc does not try isl's scheduler on a nest {depth} loops deep (at most {MAX_DEPTH}, to keep the compile short; a recipe's `reschedule` can)"
+        ));
+    }
     let mut t = Transformed::new(p.clone(), deps.clone());
     // A fresh program's transformed statements are its statements, in order.
-    let found = schedule::reschedule(&mut t, Some(root)).map_err(|e| e.message)?;
+    let found = schedule::reschedule(&mut t, Some(root))
+        .map_err(|e| format!("isl's scheduler gave no order ({})", e.message))?;
     let loops = &found.loops;
     let all = |l: &schedule::NewLoop| l.statements.len() == statements.len();
     let around = loops.iter().take_while(|l| all(l)).count();
