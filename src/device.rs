@@ -31,6 +31,8 @@ pub struct Device {
     /// Latency and gap of each hardware resource, for the SAAKE emulator. Every
     /// description must have the table.
     pub resources: Resources,
+    /// The link to the host, for the copies in and out (`gpucc project`).
+    pub host: HostLink,
     /// Where each group of numbers comes from.
     #[serde(default)]
     pub sources: std::collections::BTreeMap<String, String>,
@@ -104,6 +106,20 @@ impl Default for ModelParams {
             source: "default estimate, not measured".to_string(),
         }
     }
+}
+
+/// The link between the host and the device, as `gpucc project` times the drop-in's
+/// copies: each `cudaMemcpy` takes `copy_latency_us` plus its bytes at `gb_s`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct HostLink {
+    /// `PCIe Gen5 x16`, for people.
+    pub link: String,
+    /// GB/s (10^9 bytes per second) in one direction.
+    pub gb_s: f64,
+    /// Microseconds one copy costs besides its bytes.
+    pub copy_latency_us: f64,
+    /// Where the numbers come from.
+    pub source: String,
 }
 
 /// One pipelined hardware resource (seed 000 §3.1): an operation that depends on the one

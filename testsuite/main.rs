@@ -17,6 +17,7 @@ mod fuzz_runtime;
 mod fuzzing;
 mod hand_checked;
 mod harness;
+mod project_cases;
 mod recipe_cases;
 mod reliability_cases;
 mod robustness;

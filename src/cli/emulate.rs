@@ -229,14 +229,14 @@ fn report(
 }
 
 /// A size known only at run time, at the value the emulation used.
-struct Size {
-    name: String,
-    value: i64,
+pub(super) struct Size {
+    pub name: String,
+    pub value: i64,
     /// Not given with `--size`: [`crate::strategy::analysis::ASSUMED_SIZE`].
-    assumed: bool,
+    pub assumed: bool,
 }
 
-fn sizes_used(params: &[String], given: &[(String, i64)]) -> Vec<Size> {
+pub(super) fn sizes_used(params: &[String], given: &[(String, i64)]) -> Vec<Size> {
     params
         .iter()
         .map(|p| match given.iter().rev().find(|(n, _)| n == p) {

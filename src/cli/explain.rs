@@ -8,8 +8,8 @@ use crate::tune::{self, format_us, Ranked};
 use std::fmt::Write as _;
 use std::io::Write;
 
-/// One line on the choice, and a note per part that runs in one thread.
-pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
+/// The chosen mapping of each nest in words, `|` between nests.
+pub fn chosen(p: &Program, r: &Ranked) -> String {
     let mut chosen: Vec<String> = r.chosen.iter().map(|v| tune::describe(p, v)).collect();
     for item in &r.plan.items {
         if let Item::Serial(run) = item {
@@ -20,11 +20,16 @@ pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
             );
         }
     }
-    let what = if chosen.is_empty() {
+    if chosen.is_empty() {
         "no parallel mapping".to_string()
     } else {
         chosen.join(" | ")
-    };
+    }
+}
+
+/// One line on the choice, and a note per part that runs in one thread.
+pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
+    let what = chosen(p, r);
     // Sizes known only at run time were ranked at an assumed value: say which.
     let assumed = if p.params.is_empty() {
         String::new()

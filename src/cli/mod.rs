@@ -12,6 +12,7 @@ mod explain;
 mod library;
 mod library_files;
 mod options;
+mod project;
 mod specialise;
 mod tune;
 
@@ -66,6 +67,10 @@ enum Command {
     /// variants: a header, the kernels with a dispatcher by size, a Makefile, a manifest
     /// and a test program.
     Library(library::LibraryArgs),
+    /// Project whether porting the C to a GPU pays: the best strategy for each device
+    /// description, its predicted kernel time, the copies to and from the device, and
+    /// the C's time measured on this machine (seed 003).
+    Project(project::ProjectArgs),
 }
 
 #[derive(Args, Debug)]
@@ -272,6 +277,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
             "emulate",
             "tune",
             "library",
+            "project",
             "help",
         ]
         .contains(&first.as_str());
@@ -301,6 +307,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         Command::Emulate(a) => a.input.limits(),
         Command::Tune(a) => a.limits(),
         Command::Library(a) => a.limits(),
+        Command::Project(a) => a.limits(),
     };
     crate::limits::with(limits, || match cli.command {
         Command::Compile(a) => compile::compile_command(&a, out, err, color),
@@ -310,6 +317,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         Command::Emulate(a) => emulate::emulate_command(&a, out, err, color),
         Command::Tune(a) => tune::tune_command(&a, out, err, color),
         Command::Library(a) => library::library_command(&a, out, err, color),
+        Command::Project(a) => project::project_command(&a, out, err, color),
     })
 }
 

@@ -69,31 +69,122 @@ fn byte_size(t: &Transformed, a: ArrayId) -> Result<String, Diagnostic> {
     })
 }
 
-pub(super) fn host_text(
-    file: &SourceFile,
-    t: &Transformed,
-    g: &Generated,
-) -> Result<String, Diagnostics> {
+/// The arrays the host code allocates and copies.
+struct Copied {
+    /// In global memory: allocated, copied in when they come from outside the unit.
+    global: Vec<ArrayId>,
+    /// In constant memory, copied in.
+    constant: Vec<ArrayId>,
+    /// Those the kernels write (the arrays from outside among them are copied out).
+    written: Vec<ArrayId>,
+}
+
+fn copied(t: &Transformed) -> Copied {
     let p = &t.program;
     let mut all_statements: Vec<usize> = Vec::new();
     for k in &t.kernels {
         all_statements.extend(&k.statements);
     }
     let uses = uses_of(t, &all_statements);
-    let global: Vec<ArrayId> = uses
-        .arrays
-        .iter()
-        .copied()
+    let global = (uses.arrays.iter().copied())
         .filter(|a| in_global_memory(t, *a))
         .collect();
-    let constant: Vec<ArrayId> = uses
-        .arrays
-        .iter()
-        .copied()
+    let constant = (uses.arrays.iter().copied())
         .filter(|a| {
             t.placement(*a) == Placement::Constant && p.arrays[*a].kind == ArrayKind::Outside
         })
         .collect();
+    Copied {
+        global,
+        constant,
+        written: uses.written.iter().copied().collect(),
+    }
+}
+
+/// One copy between the host and the device that the host code makes per call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transfer {
+    /// The array or scalar copied.
+    pub name: String,
+    pub to_device: bool,
+    /// Its bytes at the sizes, where they are known (not for an array whose size only
+    /// `cudaize` gives).
+    pub bytes: Option<f64>,
+}
+
+/// The copies [`host_text`] writes, in its order (in, then out), with their bytes at
+/// `sizes` (values of the program's size parameters).
+pub fn transfers(t: &Transformed, g: &Generated, sizes: &[(String, i64)]) -> Vec<Transfer> {
+    let p = &t.program;
+    let Copied {
+        global,
+        constant,
+        written,
+    } = copied(t);
+    let bytes = |a: ArrayId| -> Option<f64> {
+        let array = &p.arrays[a];
+        let given = t
+            .kernels
+            .iter()
+            .flat_map(|k| &k.sizes)
+            .any(|(x, _)| *x == a);
+        if given {
+            return None;
+        }
+        let value = |v: &crate::poly::affine::Var| match v {
+            crate::poly::affine::Var::Param(n) => {
+                sizes.iter().find(|(x, _)| x == n).map_or(0, |(_, v)| *v)
+            }
+            crate::poly::affine::Var::Index(_) => 0,
+        };
+        let mut n = array.elem.size_bytes() as f64;
+        for e in &array.extents {
+            n *= e.as_ref()?.eval(&value) as f64;
+        }
+        Some(n)
+    };
+    let scalar = |a: ArrayId| Some(p.arrays[a].elem.size_bytes() as f64);
+    let copy = |a: ArrayId, to_device: bool, bytes: Option<f64>| Transfer {
+        name: p.arrays[a].name.clone(),
+        to_device,
+        bytes,
+    };
+    let outside = |a: &&ArrayId| p.arrays[**a].kind == ArrayKind::Outside;
+    let mut copies: Vec<Transfer> = Vec::new();
+    copies.extend(
+        global
+            .iter()
+            .filter(outside)
+            .map(|&a| copy(a, true, bytes(a))),
+    );
+    copies.extend(
+        (g.device_scalars.iter().filter(|d| d.copy_in))
+            .map(|d| copy(d.array, true, scalar(d.array))),
+    );
+    copies.extend(constant.iter().map(|&a| copy(a, true, bytes(a))));
+    copies.extend(
+        (global.iter().filter(outside))
+            .filter(|a| written.contains(a))
+            .map(|&a| copy(a, false, bytes(a))),
+    );
+    copies.extend(
+        (g.device_scalars.iter().filter(|d| d.copy_out))
+            .map(|d| copy(d.array, false, scalar(d.array))),
+    );
+    copies
+}
+
+pub(super) fn host_text(
+    file: &SourceFile,
+    t: &Transformed,
+    g: &Generated,
+) -> Result<String, Diagnostics> {
+    let p = &t.program;
+    let Copied {
+        global,
+        constant,
+        written,
+    } = copied(t);
     let sizes: Vec<Result<String, Diagnostic>> = global.iter().map(|a| byte_size(t, *a)).collect();
     let diags: Diagnostics = sizes
         .iter()
@@ -214,7 +305,7 @@ pub(super) fn host_text(
     write_host_nodes(&mut w, t, g, &g.host);
     for (a, size) in global.iter().zip(&sizes) {
         let array = &p.arrays[*a];
-        if array.kind == ArrayKind::Outside && uses.written.contains(a) {
+        if array.kind == ArrayKind::Outside && written.contains(a) {
             let size = size.as_ref().expect("errors returned above");
             w.line(&format!(
                 "GPUCC_CHECK(cudaMemcpy({}, {}, {size}, cudaMemcpyDeviceToHost));",

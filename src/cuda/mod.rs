@@ -13,6 +13,7 @@ mod copies;
 pub mod cpp_compat;
 mod ctype;
 mod host;
+pub use host::{transfers, Transfer};
 mod kernel;
 mod reduction;
 mod statement;

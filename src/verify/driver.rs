@@ -147,6 +147,38 @@ pub(super) fn drivers(
     Ok(write(&plan, program, o))
 }
 
+/// A C driver that makes the check's inputs and times calls of the function
+/// (`CLOCK_MONOTONIC`), printing `gpucc-time SECONDS` after each: up to `argv[1]` calls,
+/// and none after the calls so far took `argv[2]` seconds together (one at least).
+pub(super) fn timing(
+    program: &Program,
+    original: &str,
+    o: &CheckOptions,
+) -> Result<String, CheckError> {
+    let plan = match program.unit.kind {
+        UnitKind::Function => function_plan(program, o)?,
+        UnitKind::Scop(_) => region_plan(program, original, o)?,
+    };
+    let mut r = String::from(
+        "\n#undef main\n#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n\n",
+    );
+    r.push_str(RANDOM);
+    let _ = writeln!(r, "extern __typeof__({0}) {0};\n", plan.function);
+    r.push_str("int main(int argc, char **argv)\n{\n");
+    r.push_str(&make_inputs(&plan));
+    let _ = writeln!(
+        r,
+        "  __typeof__({0}) *volatile gpucc_function = {0};\n  int gpucc_runs = argc > 1 ? atoi(argv[1]) : 1;\n  double gpucc_budget = argc > 2 ? atof(argv[2]) : 0, gpucc_spent = 0;",
+        plan.function
+    );
+    let _ = writeln!(
+        r,
+        "  for (int gpucc_r = 0; gpucc_r < gpucc_runs && (gpucc_r == 0 || gpucc_spent < gpucc_budget); gpucc_r++) {{\n    struct timespec gpucc_a, gpucc_b;\n    clock_gettime(CLOCK_MONOTONIC, &gpucc_a);\n    gpucc_function{};\n    clock_gettime(CLOCK_MONOTONIC, &gpucc_b);\n    double gpucc_s = (gpucc_b.tv_sec - gpucc_a.tv_sec) + 1e-9 * (gpucc_b.tv_nsec - gpucc_a.tv_nsec);\n    gpucc_spent += gpucc_s;\n    printf(\"gpucc-time %.9f\\n\", gpucc_s);\n    fflush(stdout);\n  }}\n  return 0;\n}}",
+        arguments(&plan, false)
+    );
+    Ok(r)
+}
+
 fn cannot_drive(message: String) -> CheckError {
     CheckError::new(CheckFailure::CannotDrive, message)
 }

@@ -33,6 +33,7 @@ mod pch;
 mod process;
 mod reference;
 pub mod rewrite;
+pub mod timing;
 
 pub use outcome::{element_name, report, Comparison, KernelTime, Outcome};
 pub use rewrite::{instrument, prepare_for_cpu, rewrite_launches};
