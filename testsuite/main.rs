@@ -4,6 +4,7 @@
 //!
 //! A case file may start with `// gpucc-args: ...`: the options gpucc runs it with.
 
+mod advise_cases;
 mod calibration_cases;
 mod cli_cases;
 mod cuda_cases;

@@ -5,6 +5,7 @@
 //! (bad command line); 3 gpucc's own output is wrong (a bug in gpucc); 4 a check could not
 //! run (a tool is missing, or the original C does not compile, link or run).
 
+mod advise;
 mod check;
 mod compile;
 mod emulate;
@@ -71,6 +72,9 @@ enum Command {
     /// description, its predicted kernel time, the copies to and from the device, and
     /// the C's time measured on this machine (seed 003).
     Project(project::ProjectArgs),
+    /// Say where each kernel loses its time and which optimizations would help, each
+    /// applied as a recipe and emulated for its estimated speedup (seed 002).
+    Advise(advise::AdviseArgs),
 }
 
 #[derive(Args, Debug)]
@@ -278,6 +282,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
             "tune",
             "library",
             "project",
+            "advise",
             "help",
         ]
         .contains(&first.as_str());
@@ -308,6 +313,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         Command::Tune(a) => a.limits(),
         Command::Library(a) => a.limits(),
         Command::Project(a) => a.limits(),
+        Command::Advise(a) => a.limits(),
     };
     crate::limits::with(limits, || match cli.command {
         Command::Compile(a) => compile::compile_command(&a, out, err, color),
@@ -318,6 +324,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write, color: boo
         Command::Tune(a) => tune::tune_command(&a, out, err, color),
         Command::Library(a) => library::library_command(&a, out, err, color),
         Command::Project(a) => project::project_command(&a, out, err, color),
+        Command::Advise(a) => advise::advise_command(&a, out, err, color),
     })
 }
 

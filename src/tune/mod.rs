@@ -19,6 +19,7 @@ use crate::poly::Program;
 use crate::strategy::{self, Item, Plan, Variant};
 use crate::transform::Transformed;
 
+pub mod advice;
 pub mod bound;
 pub mod db;
 mod rescheduled;
@@ -776,7 +777,7 @@ pub fn marked_params(text: &str) -> Vec<(String, String)> {
 }
 
 /// Runs one of gpucc's own recipes (or a user's, with [`PARAM_LINE`]) on the program.
-fn interpret(
+pub(crate) fn interpret(
     program: &Program,
     deps: &Dependences,
     macros: &MacroTable,
