@@ -2,7 +2,7 @@
 //! product (a snapshot: shared-memory staging and register tiles with their speedups and
 //! recipe edits), applying the top advice, and the errors.
 
-use crate::harness::{case_files, gpucc, relative, scratch_path};
+use crate::harness::{case_args, case_files, gpucc, relative, scratch_path};
 
 fn run(args: &[&str]) -> (i32, String, String) {
     gpucc(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
@@ -34,6 +34,33 @@ fn every_strategy_kernel_gets_a_report() {
         // gpucc's own choice is the fastest variant it compiled, and advise emulates as
         // the ranking does: no variant is predicted faster.
         assert_eq!(v["advice"].as_array().unwrap().len(), 0, "{file}: {out}");
+    }
+}
+
+#[test]
+fn every_recipe_case_gets_a_report() {
+    // The cases of testsuite/cuda/ with their recipes: advice on a user's recipe.
+    for path in case_files("cuda", "c") {
+        let file = relative(&path);
+        let mut args = vec!["advise".to_string(), file.clone()];
+        args.extend(case_args(&path));
+        args.push("--json".into());
+        let (code, out, err) = gpucc(&args);
+        assert_eq!(code, 0, "{file}: {err}");
+        let v = json_of(&out);
+        let now = v["predicted_us"].as_f64().unwrap();
+        for a in v["advice"].as_array().unwrap() {
+            let speedup = a["speedup"].as_f64().unwrap();
+            let predicted = a["predicted_us"].as_f64().unwrap();
+            assert!(
+                (speedup - now / predicted).abs() < 1e-9 * speedup,
+                "{file}: {a}"
+            );
+            // A piece of advice whose own part is known never slows the code down.
+            if let Some(own) = a["own_speedup"].as_f64() {
+                assert!(own >= 1.0, "{file}: {a}");
+            }
+        }
     }
 }
 
