@@ -184,9 +184,18 @@ pub(super) fn advise_command(
     };
     let now = advice::features(t);
     let gt = &generated.unit.0;
+    // In a fixed order (the ranking's is a hash map's), the fastest and shortest first:
+    // of two variants predicted equal, the shorter recipe is suggested.
+    let mut evaluated: Vec<(&String, f64)> = (ranking.evaluated.iter())
+        .filter_map(|(text, outcome)| outcome.as_ref().ok().map(|(us, _)| (text, *us)))
+        .collect();
+    evaluated.sort_by(|a, b| {
+        (a.1.total_cmp(&b.1))
+            .then(a.0.len().cmp(&b.0.len()))
+            .then(a.0.cmp(b.0))
+    });
     let mut candidates: Vec<Candidate> = Vec::new();
-    for (text, outcome) in &ranking.evaluated {
-        let Ok((time_us, _)) = outcome else { continue };
+    for (text, time_us) in evaluated {
         if candidates.iter().any(|c| c.recipe == *text) {
             continue;
         }
@@ -196,7 +205,7 @@ pub(super) fn advise_command(
         };
         candidates.push(Candidate {
             recipe: text.clone(),
-            time_us: *time_us,
+            time_us,
             changes: advice::changes(&now, &advice::features(&variant)),
         });
     }

@@ -15,6 +15,8 @@ use std::collections::BTreeSet;
 pub struct Features {
     /// Arrays staged in shared memory.
     pub shared: BTreeSet<String>,
+    /// Arrays whose shared-memory copy is padded against bank conflicts.
+    pub padded: BTreeSet<String>,
     /// Arrays kept in registers, with the elements each thread keeps.
     pub registers: Vec<(String, i64)>,
     /// Arrays read through the read-only data cache.
@@ -37,6 +39,9 @@ pub fn features(t: &Transformed) -> Features {
         let name = p.arrays[c.array].name.clone();
         match c.memory {
             Memory::Shared => {
+                if c.dims.last() > c.sizes.last() {
+                    f.padded.insert(name.clone());
+                }
                 f.shared.insert(name);
             }
             Memory::Registers => {
@@ -78,6 +83,10 @@ pub enum Kind {
     Pipelined,
     /// Unroll loops.
     Unroll,
+    /// Pad shared-memory copies against bank conflicts.
+    Padding,
+    /// Fuse kernels into fewer, or split one into several.
+    Kernels,
     /// Another block shape or tile sizes.
     Shape,
 }
@@ -93,6 +102,8 @@ impl Kind {
             Kind::Wide => "wide loads and stores",
             Kind::Pipelined => "pipelined copies (double buffering)",
             Kind::Unroll => "unroll",
+            Kind::Padding => "pad shared memory against bank conflicts",
+            Kind::Kernels => "fuse or split kernels",
             Kind::Shape => "block shape and tile sizes",
         }
     }
@@ -107,6 +118,8 @@ impl Kind {
             Kind::Wide => &["lsu", "shared"],
             Kind::Pipelined => &["barrier", "dram", "l2"],
             Kind::Unroll => &["int", "branch"],
+            Kind::Padding => &["shared"],
+            Kind::Kernels => &["dram", "l2"],
             Kind::Shape => &[],
         }
     }
@@ -169,7 +182,28 @@ pub fn changes(from: &Features, to: &Features) -> Vec<Change> {
     if to.unrolled && !from.unrolled {
         add(Kind::Unroll, "inner loops unrolled".into());
     }
-    if to.threads != from.threads {
+    let padded: Vec<&str> = (to.padded.difference(&from.padded))
+        .filter(|a| from.shared.contains(*a))
+        .map(|s| s.as_str())
+        .collect();
+    if !padded.is_empty() {
+        add(
+            Kind::Padding,
+            format!("{} padded in shared memory", padded.join(", ")),
+        );
+    }
+    if to.threads.len() != from.threads.len() {
+        add(
+            Kind::Kernels,
+            format!(
+                "{} kernel{} instead of {}",
+                to.threads.len(),
+                if to.threads.len() == 1 { "" } else { "s" },
+                from.threads.len()
+            ),
+        );
+    }
+    if to.threads != from.threads && to.threads.len() == from.threads.len() {
         let list = |t: &[i64]| {
             let v: Vec<String> = t.iter().map(|x| x.to_string()).collect();
             v.join(", ")
@@ -207,6 +241,8 @@ pub fn select(candidates: &[Candidate], current_us: f64) -> Vec<(Kind, usize)> {
         Kind::Wide,
         Kind::Pipelined,
         Kind::Unroll,
+        Kind::Padding,
+        Kind::Kernels,
         Kind::Shape,
     ];
     let main = |c: &Candidate| c.changes.iter().filter(|x| x.kind != Kind::Shape).count();
@@ -288,6 +324,20 @@ mod tests {
         assert!(changes(&tiled, &tiled).is_empty());
         let wider = with(&[], &[], 128);
         assert_eq!(changes(&naive, &wider)[0].kind, Kind::Shape);
+        // Padding where the array was staged already; another number of kernels.
+        let staged = with(&["A"], &[], 256);
+        let mut padded = staged.clone();
+        padded.padded.insert("A".into());
+        assert_eq!(
+            changes(&staged, &padded),
+            [Change {
+                kind: Kind::Padding,
+                what: "A padded in shared memory".into()
+            }]
+        );
+        let mut split = naive.clone();
+        split.threads = vec![256, 256];
+        assert_eq!(changes(&naive, &split)[0].what, "2 kernels instead of 1");
     }
 
     #[test]
