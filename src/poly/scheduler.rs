@@ -74,6 +74,48 @@ pub fn schedule(
     dependences: &[Map],
     order_only: &[Map],
 ) -> IslResult<Node> {
+    // The strategy generator schedules a serial nest once per plan, and each candidate
+    // recipe that replays `reschedule` asks again: the same inputs give the same tree.
+    let mut key = String::new();
+    for st in statements {
+        key.push_str(&format!(
+            "{}|{}|{}\n",
+            st.name,
+            st.domain,
+            st.iterators.join(",")
+        ));
+    }
+    for (tag, maps) in [("d", dependences), ("o", order_only)] {
+        for m in maps {
+            key.push_str(&format!("{tag} {m}\n"));
+        }
+    }
+    if let Some(node) = SCHEDULED.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(node);
+    }
+    let node = compute(ctx, statements, dependences, order_only)?;
+    if let Ok(mut cache) = SCHEDULED.lock() {
+        if cache.len() >= SCHEDULED_MOST {
+            cache.clear();
+        }
+        cache.insert(key, node.clone());
+    }
+    Ok(node)
+}
+
+/// The schedules found in this process, by their inputs' texts.
+static SCHEDULED: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<String, Node>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// Schedules kept at most (then the cache starts again).
+const SCHEDULED_MOST: usize = 256;
+
+fn compute(
+    ctx: &Ctx,
+    statements: &[Statement],
+    dependences: &[Map],
+    order_only: &[Map],
+) -> IslResult<Node> {
     let raw = ctx.raw();
     let mut domain: Option<UnionSet> = None;
     for st in statements {
