@@ -110,11 +110,28 @@ impl SerialRun {
 
     /// The statements that one thread runs (none of a nest run rescheduled).
     pub fn in_one_thread(&self) -> Vec<StatementId> {
+        self.parts_in_one_thread().concat()
+    }
+
+    /// The statements that one thread runs, cut where the nests run rescheduled were: each
+    /// part a kernel of its own.
+    pub fn parts_in_one_thread(&self) -> Vec<Vec<StatementId>> {
         let chosen = self.chosen_rescheduled();
-        (self.statements.iter())
-            .filter(|s| !chosen.iter().any(|x| x.statements.contains(s)))
-            .copied()
-            .collect()
+        let mut parts: Vec<Vec<StatementId>> = Vec::new();
+        let mut part: Vec<StatementId> = Vec::new();
+        for s in &self.statements {
+            if chosen.iter().any(|x| x.statements.contains(s)) {
+                if !part.is_empty() {
+                    parts.push(std::mem::take(&mut part));
+                }
+            } else {
+                part.push(*s);
+            }
+        }
+        if !part.is_empty() {
+            parts.push(part);
+        }
+        parts
     }
 }
 

@@ -88,16 +88,11 @@ pub fn recipe(
         return r;
     }
     // Each run in one thread, but for the nests the tuner chose to run rescheduled: what
-    // is left of the run is cut where they were.
+    // is left of the run is cut where they were (`SerialRun::parts_in_one_thread`).
     let mut parts: Vec<(&super::SerialRun, Vec<StatementId>)> = Vec::new();
     let mut rescheduled = 0;
     for run in &serial_runs {
-        let chosen: Vec<&super::rescheduled::Rescheduled> = run
-            .rescheduled
-            .iter()
-            .filter(|x| x.chosen.is_some())
-            .collect();
-        for x in &chosen {
+        for x in run.chosen_rescheduled() {
             let kernel = format!(
                 "{}_rescheduled{}",
                 plan.function,
@@ -122,19 +117,7 @@ pub fn recipe(
                 n => names.control(l, &format!("_r{n}{sfx}")),
             });
         }
-        let mut part: Vec<StatementId> = Vec::new();
-        for s in &run.statements {
-            if chosen.iter().any(|x| x.statements.contains(s)) {
-                if !part.is_empty() {
-                    parts.push((run, std::mem::take(&mut part)));
-                }
-            } else {
-                part.push(*s);
-            }
-        }
-        if !part.is_empty() {
-            parts.push((run, part));
-        }
+        parts.extend(run.parts_in_one_thread().into_iter().map(|part| (*run, part)));
     }
     let split = rescheduled > 0;
     for (j, (run, statements)) in parts.iter().enumerate() {
