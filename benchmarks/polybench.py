@@ -36,6 +36,29 @@ def launches(cu):
     return {"kernels": None, "single_thread": None}
 
 
+def benchmark_list(polybench, only=None):
+    """(path in the checkout, name) of each benchmark of PolyBench's list whose name
+    contains `only` (every one without it); exits when `polybench` has no list."""
+    listing = os.path.join(polybench, "utilities", "benchmark_list")
+    if not os.path.exists(listing):
+        sys.exit(f"{listing} not found: give the path of a PolyBench/C 4.2.1 checkout")
+    with open(listing) as f:
+        paths = [line.strip() for line in f if line.strip()]
+    named = [(b, os.path.splitext(os.path.basename(b))[0]) for b in paths]
+    return [(b, name) for b, name in named if not only or only in name]
+
+
+def defines(dataset):
+    """The macros every benchmark is built with (PolyBench's documented flags)."""
+    return ["POLYBENCH_USE_SCALAR_LB", f"{dataset}_DATASET", "POLYBENCH_DUMP_ARRAYS"]
+
+
+def gpucc_flags(bench, dataset):
+    """The -I and -D flags of gpucc's command for `bench` (run in the checkout)."""
+    return (["-I", "utilities", "-I", os.path.dirname(bench)]
+            + [f"-D{d}" for d in defines(dataset)])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("polybench", help="a PolyBench/C 4.2.1 checkout")
@@ -49,21 +72,13 @@ def main():
     args = parser.parse_args()
     if not os.path.exists(args.gpucc):
         sys.exit(f"{args.gpucc} not found: run `cargo build --release` first")
-    listing = os.path.join(args.polybench, "utilities", "benchmark_list")
-    if not os.path.exists(listing):
-        sys.exit(f"{listing} not found: give the path of a PolyBench/C 4.2.1 checkout")
-    with open(listing) as f:
-        benchmarks = [line.strip() for line in f if line.strip()]
+    benchmarks = benchmark_list(args.polybench, args.only)
 
     results = []
     with tempfile.TemporaryDirectory() as scratch:
-        for b in benchmarks:
-            name = os.path.splitext(os.path.basename(b))[0]
-            if args.only and args.only not in name:
-                continue
-            cmd = [args.gpucc, b, "-I", "utilities", "-I", os.path.dirname(b),
-                   "-DPOLYBENCH_USE_SCALAR_LB", f"-D{args.dataset}_DATASET",
-                   "-DPOLYBENCH_DUMP_ARRAYS", "-o", os.path.join(scratch, name + ".cu")]
+        for b, name in benchmarks:
+            cmd = [args.gpucc, b, *gpucc_flags(b, args.dataset),
+                   "-o", os.path.join(scratch, name + ".cu")]
             cmd += ["--no-verify"] if args.compile_only else ["--link", "utilities/polybench.c"]
             start = time.perf_counter()
             p = subprocess.run(cmd, cwd=args.polybench, capture_output=True, text=True)

@@ -40,7 +40,7 @@ import tempfile
 import time
 
 from deps_time import ROOT, commit_label, cpu_model, write_result
-from polybench import launches
+from polybench import benchmark_list, defines, gpucc_flags, launches
 
 GPU_NOT_MEASURED = "not measured: no GPU on the machine of this run"
 
@@ -187,7 +187,7 @@ def ppcg_launches(host, kernel):
             "parallel_launches": parallel, "unknown_launches": unknown, "launch_shapes": shapes}
 
 
-def join_ppcg(name, outdir, defines):
+def join_ppcg(name, outdir, macros):
     """PPCG's three files as one .cu gpucc verify can read: the -D macros as #defines,
     X_host.cu with X_kernel.hu in place of its #include (less `#include "cuda.h"`), then
     X_kernel.cu less its #include."""
@@ -200,7 +200,7 @@ def join_ppcg(name, outdir, defines):
     include = f'#include "{name}_kernel.hu"\n'
     host = host.replace(include, hu, 1)
     kernel = kernel.replace(include, "", 1)
-    head = "".join(f"#define {d} 1\n" for d in defines)
+    head = "".join(f"#define {d} 1\n" for d in macros)
     path = os.path.join(outdir, f"{name}_joined.cu")
     with open(path, "w") as f:
         f.write(head + host + "\n" + kernel)
@@ -240,27 +240,19 @@ def main():
         if not os.path.exists(tool):
             sys.exit(f"{tool} not found")
     polybench = os.path.abspath(args.polybench)
-    listing = os.path.join(polybench, "utilities", "benchmark_list")
-    if not os.path.exists(listing):
-        sys.exit(f"{listing} not found: give the path of a PolyBench/C 4.2.1 checkout")
-    with open(listing) as f:
-        benchmarks = [line.strip() for line in f if line.strip()]
+    benchmarks = benchmark_list(polybench, args.only)
     ppcg_version = subprocess.run([args.ppcg, "--version"], capture_output=True,
                                   text=True).stdout.splitlines()
     gpucc_version = subprocess.run([args.gpucc, "--version"], capture_output=True,
                                    text=True).stdout.strip()
 
-    defines = ["POLYBENCH_USE_SCALAR_LB", f"{args.dataset}_DATASET", "POLYBENCH_DUMP_ARRAYS"]
-    dflags = [f"-D{d}" for d in defines]
+    dflags = [f"-D{d}" for d in defines(args.dataset)]
     load_before = [round(x, 2) for x in os.getloadavg()]
     results = []
     with tempfile.TemporaryDirectory() as scratch:
-        for b in benchmarks:
-            name = os.path.splitext(os.path.basename(b))[0]
-            if args.only and args.only not in name:
-                continue
+        for b, name in benchmarks:
             bdir = os.path.dirname(b)
-            flags = ["-I", "utilities", "-I", bdir] + dflags
+            flags = gpucc_flags(b, args.dataset)
             row = {"benchmark": name}
 
             # gpucc: the compile alone, then the compile with its check.
@@ -307,7 +299,7 @@ def main():
                           "parallel_launches": None, "unknown_launches": None,
                           "launch_shapes": [], "parallel": None})
             if have:
-                joined = join_ppcg(name, pdir, defines)
+                joined = join_ppcg(name, pdir, defines(args.dataset))
                 vcode, vsecs, vo, ve = run([args.gpucc, "verify", b, joined, "--link",
                                             "utilities/polybench.c"] + flags,
                                            polybench, args.timeout)
