@@ -117,7 +117,11 @@ pub fn recipe(
                 n => names.control(l, &format!("_r{n}{sfx}")),
             });
         }
-        parts.extend(run.parts_in_one_thread().into_iter().map(|part| (*run, part)));
+        parts.extend(
+            run.parts_in_one_thread()
+                .into_iter()
+                .map(|part| (*run, part)),
+        );
     }
     let split = rescheduled > 0;
     for (j, (run, statements)) in parts.iter().enumerate() {

@@ -179,6 +179,13 @@ impl Interp<'_> {
     }
 
     /// A loop by name (or `tx`, `ty`, `tz`, `bx`, `by` for a kernel's thread and block loops).
+    /// A loop named by a string argument (`what` it is, for the error), and its level.
+    fn loop_level(&self, a: &Arg, what: &str, statement: Option<usize>) -> Eval<(String, LevelId)> {
+        let name = self.string(a, what)?;
+        let level = self.level(&name, a.1, statement)?;
+        Ok((name, level))
+    }
+
     fn level(&self, name: &str, span: Span, statement: Option<usize>) -> Eval<LevelId> {
         let t = &self.t;
         let alias = ["tx", "ty", "tz", "bx", "by"]
@@ -398,8 +405,7 @@ impl Interp<'_> {
             "tile" => {
                 let (stmt, args) = self.statement_arg(args)?;
                 self.expect_args(args, 2, 4, call, "tile(\"i\", 16, \"ii\")")?;
-                let lp = self.string(&args[0], "the loop")?;
-                let level = self.level(&lp, args[0].1, stmt)?;
+                let (lp, level) = self.loop_level(&args[0], "the loop", stmt)?;
                 let size = self.int(&args[1], "the tile size")?;
                 let control = match args.get(2) {
                     Some(a) => self.string(a, "the control loop name")?,
@@ -428,18 +434,16 @@ impl Interp<'_> {
             "distribute" => {
                 self.expect_args(args, 2, 2, call, "distribute({0, 1}, \"i\")")?;
                 let statements = self.statement_list(&args[0])?;
-                let lp = self.string(&args[1], "the loop")?;
-                let level = self.level(&lp, args[1].1, statements.first().copied())?;
+                let (_, level) =
+                    self.loop_level(&args[1], "the loop", statements.first().copied())?;
                 let r = permute::distribute(&mut self.t, level, &statements);
                 wrap(self, r)?;
             }
             "skew" => {
                 let (stmt, args) = self.statement_arg(args)?;
                 self.expect_args(args, 3, 3, call, "skew(\"j\", \"i\", 1)")?;
-                let lp = self.string(&args[0], "the loop")?;
-                let level = self.level(&lp, args[0].1, stmt)?;
-                let by = self.string(&args[1], "the loop to skew by")?;
-                let by = self.level(&by, args[1].1, stmt)?;
+                let (_, level) = self.loop_level(&args[0], "the loop", stmt)?;
+                let (_, by) = self.loop_level(&args[1], "the loop to skew by", stmt)?;
                 let factor = self.int(&args[2], "the skew factor")?;
                 let r = schedule::skew(&mut self.t, level, by, factor, stmt);
                 wrap(self, r)?;
@@ -447,8 +451,7 @@ impl Interp<'_> {
             "shift" => {
                 let (stmt, args) = self.statement_arg(args)?;
                 self.expect_args(args, 2, 2, call, "shift(1, \"i\", 1)")?;
-                let lp = self.string(&args[0], "the loop")?;
-                let level = self.level(&lp, args[0].1, stmt)?;
+                let (_, level) = self.loop_level(&args[0], "the loop", stmt)?;
                 let amount = self.int(&args[1], "the shift")?;
                 let r = schedule::shift(&mut self.t, level, amount, stmt);
                 wrap(self, r)?;
@@ -464,10 +467,7 @@ impl Interp<'_> {
                 let (stmt, args) = self.statement_arg(args)?;
                 self.expect_args(args, 0, 1, call, "reschedule(\"i\")")?;
                 let level = match args.first() {
-                    Some(a) => {
-                        let lp = self.string(a, "the loop")?;
-                        Some(self.level(&lp, a.1, stmt)?)
-                    }
+                    Some(a) => Some(self.loop_level(a, "the loop", stmt)?.1),
                     None => None,
                 };
                 let r = schedule::reschedule(&mut self.t, level).map(|_| ());
@@ -476,8 +476,7 @@ impl Interp<'_> {
             "unroll" => {
                 let (stmt, args) = self.statement_arg(args)?;
                 self.expect_args(args, 1, 2, call, "unroll(\"k\", 4)")?;
-                let lp = self.string(&args[0], "the loop")?;
-                let level = self.level(&lp, args[0].1, stmt)?;
+                let (_, level) = self.loop_level(&args[0], "the loop", stmt)?;
                 let factor = match args.get(1) {
                     Some(a) => self.int(a, "the unroll factor")?,
                     None => 0,
@@ -487,16 +486,14 @@ impl Interp<'_> {
             }
             "prefetch" => {
                 self.expect_args(args, 1, 1, call, "prefetch(\"kk\")")?;
-                let lp = self.string(&args[0], "the loop")?;
-                let level = self.level(&lp, args[0].1, None)?;
+                let (_, level) = self.loop_level(&args[0], "the loop", None)?;
                 let r = unroll::prefetch(&mut self.t, level);
                 wrap(self, r)?;
             }
             "double_buffer" => {
                 let usage = "double_buffer(\"kk\") or double_buffer(\"kk\", {async=true})";
                 self.expect_args(args, 1, 2, call, usage)?;
-                let lp = self.string(&args[0], "the loop")?;
-                let level = self.level(&lp, args[0].1, None)?;
+                let (_, level) = self.loop_level(&args[0], "the loop", None)?;
                 let hint = "the option is {async=true}: copies with cp.async on sm_80 and later";
                 let asynchronous =
                     match self.option(args.get(1), "double_buffer", "async", hint, usage)? {
@@ -640,8 +637,7 @@ impl Interp<'_> {
             "copy_to_shared" => {
                 let usage = "copy_to_shared(\"tx\", \"b\", -16) or copy_to_shared(\"tx\", \"b\", 4, {width=4})";
                 self.expect_args(args, 2, 4, call, usage)?;
-                let lp = self.string(&args[0], "the loop")?;
-                let level = self.level(&lp, args[0].1, None)?;
+                let (_, level) = self.loop_level(&args[0], "the loop", None)?;
                 let array = self.array(&args[1])?;
                 let pad = match args.get(2) {
                     Some(a) => self.int(a, "the padding")?,
@@ -654,8 +650,7 @@ impl Interp<'_> {
             "copy_to_registers" => {
                 let usage = "copy_to_registers(\"kk\", \"c\") or copy_to_registers(\"kk\", \"c\", {width=4})";
                 self.expect_args(args, 2, 3, call, usage)?;
-                let lp = self.string(&args[0], "the loop")?;
-                let level = self.level(&lp, args[0].1, None)?;
+                let (_, level) = self.loop_level(&args[0], "the loop", None)?;
                 let array = self.array(&args[1])?;
                 let width = self.copy_width(args.get(2), "copy_to_registers", usage)?;
                 let r = datacopy::copy_to_registers(&mut self.t, level, array, width);
