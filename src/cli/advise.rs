@@ -373,7 +373,10 @@ fn text_report(
             format_us(cand.time_us),
             format_us(e.time_us)
         );
-        let others = cand.changes.iter().any(|x| !kinds.contains(&x.kind));
+        // The part of the gain that is the advice's own, where the variant also makes
+        // other changes (a shape alone is a parameter: not compared apart).
+        let others =
+            (cand.changes.iter()).any(|x| !kinds.contains(&x.kind) && x.kind != Kind::Shape);
         if others {
             match advice::without(candidates, *c, kinds, e.time_us) {
                 Some(base) => {

@@ -21,6 +21,8 @@ pub struct Features {
     pub registers: Vec<(String, i64)>,
     /// Arrays read through the read-only data cache.
     pub read_only: BTreeSet<String>,
+    /// Arrays in constant memory.
+    pub constant: BTreeSet<String>,
     /// Copies that move several elements at once (`float4`).
     pub wide: bool,
     /// Double-buffered copies.
@@ -55,8 +57,15 @@ pub fn features(t: &Transformed) -> Features {
         f.pipelined |= c.double.is_some();
     }
     for (a, placement) in &t.placements {
-        if *placement == Placement::ReadOnlyCache {
-            f.read_only.insert(p.arrays[*a].name.clone());
+        let name = p.arrays[*a].name.clone();
+        match placement {
+            Placement::ReadOnlyCache => {
+                f.read_only.insert(name);
+            }
+            Placement::Constant => {
+                f.constant.insert(name);
+            }
+            Placement::Global => {}
         }
     }
     f.unrolled = t.levels.iter().any(|l| l.unroll);
@@ -75,7 +84,7 @@ pub enum Kind {
     RegisterTile,
     /// Keep an updated element in registers.
     Registers,
-    /// Read through the read-only data cache.
+    /// Read through the read-only data cache or constant memory.
     ReadOnly,
     /// Copy several elements at once.
     Wide,
@@ -98,7 +107,7 @@ impl Kind {
             Kind::Shared => "stage in shared memory",
             Kind::RegisterTile => "register tiles",
             Kind::Registers => "keep in registers",
-            Kind::ReadOnly => "read through the read-only cache",
+            Kind::ReadOnly => "read-only or constant cache",
             Kind::Wide => "wide loads and stores",
             Kind::Pipelined => "pipelined copies (double buffering)",
             Kind::Unroll => "unroll",
@@ -171,6 +180,15 @@ pub fn changes(from: &Features, to: &Features) -> Vec<Change> {
         add(
             Kind::ReadOnly,
             format!("{} through the read-only cache", cached.join(", ")),
+        );
+    }
+    let constant: Vec<&str> = (to.constant.difference(&from.constant))
+        .map(|s| s.as_str())
+        .collect();
+    if !constant.is_empty() {
+        add(
+            Kind::ReadOnly,
+            format!("{} in constant memory", constant.join(", ")),
         );
     }
     if to.wide && !from.wide {
@@ -333,6 +351,15 @@ mod tests {
             [Change {
                 kind: Kind::Padding,
                 what: "A padded in shared memory".into()
+            }]
+        );
+        let mut constant = naive.clone();
+        constant.constant.insert("w".into());
+        assert_eq!(
+            changes(&naive, &constant),
+            [Change {
+                kind: Kind::ReadOnly,
+                what: "w in constant memory".into()
             }]
         );
         let mut split = naive.clone();
