@@ -8,8 +8,8 @@
 //! recipe (where GPA's §3.4 estimates from the matched stall samples, equations 3-8), and
 //! `--apply K` writes that recipe.
 
-use super::compile::{compile, RecipeSource};
-use super::emulate::sizes_used;
+use super::compile::{compile_quietly, RecipeSource};
+use super::emulate::size_values;
 use super::{InputArgs, TargetArgs, EXIT_OK, EXIT_USAGE, EXIT_USER_ERROR};
 use crate::emulator::{self, Detail, Estimate, KernelEmulation};
 use crate::tune::advice::{self, Candidate, Kind};
@@ -127,24 +127,11 @@ pub(super) fn advise_command(
         Some(path) => RecipeSource::File(path),
         None => RecipeSource::Generate(&a.sizes),
     };
-    let current = match compile(
-        &a.input,
-        &device,
-        source,
-        &a.param,
-        &mut std::io::sink(),
-        err,
-        color,
-    ) {
+    let current = match compile_quietly(&a.input, &device, source, &a.param, &a.sizes, err, color) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    if let Some(code) = super::check::refuse_unknown_sizes(current.program(), &a.sizes, err) {
-        return code;
-    }
-    let sizes: Vec<(String, i64)> = (sizes_used(&current.program().params, &a.sizes).into_iter())
-        .map(|s| (s.name, s.value))
-        .collect();
+    let sizes = size_values(&current.program().params, &a.sizes);
     // As the ranking emulates: streams from the kernel IR, registers estimated.
     let native = crate::emulator::ptxas::Native {
         sass: Err("as ranked".to_string()),
@@ -164,12 +151,12 @@ pub(super) fn advise_command(
     // The strategy generator's variants for the same code, compiled and emulated.
     let ranked = match &current.ranked {
         Some(_) => None,
-        None => match compile(
+        None => match compile_quietly(
             &a.input,
             &device,
             RecipeSource::Generate(&a.sizes),
             &[],
-            &mut std::io::sink(),
+            &a.sizes,
             err,
             color,
         ) {

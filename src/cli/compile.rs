@@ -179,6 +179,33 @@ pub(super) fn analyze_one(
     Ok(analysis)
 }
 
+/// [`compile`] for a command that reports on the code rather than writing it (`emulate`,
+/// `project`, `advise`): nothing printed but errors, and `--size` names that are not sizes
+/// of the code refused.
+pub(super) fn compile_quietly(
+    input: &InputArgs,
+    device: &Device,
+    source: RecipeSource,
+    params: &[(String, String)],
+    sizes: &[(String, i64)],
+    err: &mut dyn Write,
+    color: bool,
+) -> Result<Compiled, i32> {
+    let compiled = compile(
+        input,
+        device,
+        source,
+        params,
+        &mut std::io::sink(),
+        err,
+        color,
+    )?;
+    match super::check::refuse_unknown_sizes(compiled.program(), sizes, err) {
+        Some(code) => Err(code),
+        None => Ok(compiled),
+    }
+}
+
 /// Runs the whole pipeline on `input` with a recipe; diagnostics are printed, and an
 /// error gives the exit code.
 pub(super) fn compile(

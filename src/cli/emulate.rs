@@ -1,7 +1,7 @@
 //! `gpucc emulate`: the predicted time of a program's kernels on a device, with the
 //! sensitivity analysis that names each kernel's bottleneck (seed 000).
 
-use super::compile::{compile, device, RecipeSource};
+use super::compile::{compile_quietly, device, RecipeSource};
 use super::{EmulateArgs, EXIT_OK};
 use crate::emulator::{self, ptxas, Detail, Estimate};
 use crate::tune::format_us;
@@ -22,23 +22,13 @@ pub(super) fn emulate_command(
         Some(path) => RecipeSource::File(path),
         None => RecipeSource::Generate(&a.sizes),
     };
-    let compiled = match compile(
-        &a.input,
-        &device,
-        source,
-        &a.param,
-        &mut std::io::sink(),
-        err,
-        color,
-    ) {
+    let compiled = match compile_quietly(&a.input, &device, source, &a.param, &a.sizes, err, color)
+    {
         Ok(c) => c,
         Err(code) => return code,
     };
     let (t, g) = &compiled.unit;
     let params = &compiled.program().params;
-    if let Some(code) = super::check::refuse_unknown_sizes(compiled.program(), &a.sizes, err) {
-        return code;
-    }
     let sizes = sizes_used(params, &a.sizes);
     // Registers as ptxas counts them when nvcc is at hand.
     let nvcc = if a.estimate_registers {
@@ -234,6 +224,13 @@ pub(super) struct Size {
     pub value: i64,
     /// Not given with `--size`: [`crate::strategy::analysis::ASSUMED_SIZE`].
     pub assumed: bool,
+}
+
+/// [`sizes_used`] as (name, value) pairs, what compiling and emulating take.
+pub(super) fn size_values(params: &[String], given: &[(String, i64)]) -> Vec<(String, i64)> {
+    (sizes_used(params, given).into_iter())
+        .map(|s| (s.name, s.value))
+        .collect()
 }
 
 pub(super) fn sizes_used(params: &[String], given: &[(String, i64)]) -> Vec<Size> {

@@ -7,8 +7,8 @@
 //! this machine (`cc -O3`), so that the speedup is the measured CPU time over the
 //! predicted GPU time, with and without the copies.
 
-use super::compile::{compile, RecipeSource};
-use super::emulate::{sizes_used, Size};
+use super::compile::{compile_quietly, RecipeSource};
+use super::emulate::{size_values, sizes_used, Size};
 use super::{InputArgs, EXIT_CHECK_NOT_RUN, EXIT_OK, EXIT_USAGE};
 use crate::device::Device;
 use crate::tune::format_us;
@@ -101,29 +101,17 @@ pub(super) fn project_command(
     let mut program = None;
     for device in devices {
         // What the ranking says is for a compile; the projection says it its own way.
-        let compiled = match compile(
-            &a.input,
-            &device,
-            RecipeSource::Generate(&a.sizes),
-            &[],
-            &mut std::io::sink(),
-            err,
-            color,
-        ) {
+        let source = RecipeSource::Generate(&a.sizes);
+        let compiled = match compile_quietly(&a.input, &device, source, &[], &a.sizes, err, color) {
             Ok(c) => c,
             Err(code) => return code,
         };
-        if let Some(code) = super::check::refuse_unknown_sizes(compiled.program(), &a.sizes, err) {
-            return code;
-        }
         let Some(ranked) = compiled.ranked.as_ref() else {
             let _ = writeln!(err, "error: gpucc made no strategy to project");
             return EXIT_USAGE;
         };
         let p = compiled.program();
-        let sizes: Vec<(String, i64)> = (sizes_used(&p.params, &a.sizes).into_iter())
-            .map(|s| (s.name, s.value))
-            .collect();
+        let sizes = size_values(&p.params, &a.sizes);
         let copies = crate::cuda::transfers(&compiled.unit.0, &compiled.unit.1, &sizes);
         projections.push(Projection {
             strategy: super::explain::chosen(p, ranked),
@@ -146,7 +134,7 @@ pub(super) fn project_command(
     };
     let p = compiled.program();
     let sizes = sizes_used(&p.params, &a.sizes);
-    let values: Vec<(String, i64)> = sizes.iter().map(|s| (s.name.clone(), s.value)).collect();
+    let values = size_values(&p.params, &a.sizes);
     let cpu = if a.no_cpu {
         None
     } else {

@@ -30,19 +30,21 @@ fn device_name(t: &Transformed, a: &Array) -> String {
         .expect("a free name")
 }
 
+/// The number of elements of `a` given to `cudaize` (a C expression), for an array whose
+/// declaration does not say how large it is.
+fn given_size(t: &Transformed, a: ArrayId) -> Option<&String> {
+    (t.kernels.iter().flat_map(|k| &k.sizes))
+        .find(|(x, _)| *x == a)
+        .map(|(_, s)| s)
+}
+
 /// `sizeof(float[N][N])`, or a product for arrays with symbolic sizes, or the size given
 /// to `cudaize`.
 fn byte_size(t: &Transformed, a: ArrayId) -> Result<String, Diagnostic> {
     let p = &t.program;
     let array = &p.arrays[a];
     let ty = array.elem.c_name();
-    if let Some(size) = t
-        .kernels
-        .iter()
-        .flat_map(|k| &k.sizes)
-        .find(|(x, _)| *x == a)
-        .map(|(_, s)| s)
-    {
+    if let Some(size) = given_size(t, a) {
         return Ok(format!("sizeof({ty}) * ({size})"));
     }
     if array.extents[0].is_none() {
@@ -123,12 +125,7 @@ pub fn transfers(t: &Transformed, g: &Generated, sizes: &[(String, i64)]) -> Vec
     } = copied(t);
     let bytes = |a: ArrayId| -> Option<f64> {
         let array = &p.arrays[a];
-        let given = t
-            .kernels
-            .iter()
-            .flat_map(|k| &k.sizes)
-            .any(|(x, _)| *x == a);
-        if given {
+        if given_size(t, a).is_some() {
             return None;
         }
         let value = |v: &crate::poly::affine::Var| match v {
