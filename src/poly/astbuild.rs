@@ -4,8 +4,8 @@
 //! without touching isl.
 
 use super::isl::{progression_step, Ctx, IslError, IslResult, Set, UnionMap};
+use super::memo::Memo;
 use isl_rs::{ASTExpr, ASTExprOpType, ASTExprType, ASTNode, Context, LibISLError, PwAff};
-use std::collections::HashMap;
 #[allow(non_camel_case_types)]
 type uintptr_t = usize;
 
@@ -184,40 +184,15 @@ pub fn build_ast(
     // The strategy generator compiles each variant whole, so the kernels of the nests a
     // variant leaves alone are built again and again: the same schedule in the same
     // context gives the same AST (1754's 48 builds were 14 distinct ones).
-    let key = (
-        schedule.to_string(),
-        context.to_string(),
-        options.map(|o| o.to_string()),
+    let key = format!(
+        "{schedule}\n{context}\n{}",
+        options.map(|o| o.to_string()).unwrap_or_default()
     );
-    if let Some(ast) = built(&key) {
-        return Ok(ast);
-    }
-    let ast = build_ast_uncached(ctx, context, schedule, options)?;
-    remember(key, &ast);
-    Ok(ast)
+    BUILT.get_or(key, || build_ast_uncached(ctx, context, schedule, options))
 }
 
-/// The ASTs built in this process, by their inputs' texts.
-type AstKey = (String, String, Option<String>);
-static BUILT: std::sync::Mutex<Option<HashMap<AstKey, Vec<AstNode>>>> = std::sync::Mutex::new(None);
-
-/// ASTs kept at most (then the cache starts again): a compile builds a few hundred.
-const BUILT_MOST: usize = 4096;
-
-fn built(key: &AstKey) -> Option<Vec<AstNode>> {
-    let cache = BUILT.lock().ok()?;
-    cache.as_ref()?.get(key).cloned()
-}
-
-fn remember(key: AstKey, ast: &[AstNode]) {
-    if let Ok(mut cache) = BUILT.lock() {
-        let map = cache.get_or_insert_with(HashMap::new);
-        if map.len() >= BUILT_MOST {
-            map.clear();
-        }
-        map.insert(key, ast.to_vec());
-    }
-}
+/// The ASTs built in this process (a compile builds a few hundred).
+static BUILT: Memo<Vec<AstNode>> = Memo::new(4096);
 
 fn build_ast_uncached(
     ctx: &Ctx,

@@ -10,6 +10,7 @@ pub mod astbuild;
 pub mod bounds;
 pub mod isl;
 mod lower;
+pub mod memo;
 pub mod program;
 mod schedtree;
 pub mod scheduler;

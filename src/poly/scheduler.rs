@@ -11,6 +11,7 @@
 
 use super::affine::Aff;
 use super::isl::{error, integer_aff, Ctx, IslError, IslResult, Map, Set};
+use super::memo::Memo;
 use isl_rs::{
     LibISLError, MultiAff, Options, PwMultiAff, ScheduleConstraints, ScheduleNode,
     ScheduleNodeType, UnionMap as IslUnionMap, UnionSet,
@@ -90,25 +91,11 @@ pub fn schedule(
             key.push_str(&format!("{tag} {m}\n"));
         }
     }
-    if let Some(node) = SCHEDULED.lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return Ok(node);
-    }
-    let node = compute(ctx, statements, dependences, order_only)?;
-    if let Ok(mut cache) = SCHEDULED.lock() {
-        if cache.len() >= SCHEDULED_MOST {
-            cache.clear();
-        }
-        cache.insert(key, node.clone());
-    }
-    Ok(node)
+    SCHEDULED.get_or(key, || compute(ctx, statements, dependences, order_only))
 }
 
 /// The schedules found in this process, by their inputs' texts.
-static SCHEDULED: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<String, Node>>> =
-    std::sync::LazyLock::new(Default::default);
-
-/// Schedules kept at most (then the cache starts again).
-const SCHEDULED_MOST: usize = 256;
+static SCHEDULED: Memo<Node> = Memo::new(256);
 
 fn compute(
     ctx: &Ctx,

@@ -474,7 +474,9 @@ fn check_parallel(t: &Transformed, kernel: &Kernel) -> TResult<()> {
         differs(nh + nb..width)
     ))?;
     for (d, deltas) in
-        dependence_deltas(t, &ctx, &|s| coordinates_text(t, kernel, s), &|_, _| true)?
+        dependence_deltas(t, &ctx, &|s| coordinates_text(t, kernel, s), &|_, _, _| {
+            true
+        })?
     {
         let reduced = reduction::reduction_dependence(t, d);
         if reduced.is_some_and(|a| kernel.reductions.iter().any(|r| r.array == a)) {

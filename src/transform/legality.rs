@@ -6,6 +6,7 @@
 use super::{StmtKind, TResult, TransformError, Transformed};
 use crate::deps::{DepKind, Dependence};
 use crate::poly::isl::{Ctx, Map, Set};
+use crate::poly::memo::Memo;
 use crate::poly::StatementId;
 
 /// The index of the transformed statement of source statement `s`.
@@ -37,13 +38,13 @@ pub fn constraining(t: &Transformed) -> Vec<&Dependence> {
 /// For each constraining dependence, the differences `f(sink) - f(source)` of its
 /// instances under the per-statement maps `f` (isl texts from a statement's tuple to a
 /// vector, by transformed statement index). Only the dependences that `wanted` accepts
-/// (given the transformed indices of their source and sink) are computed. Each statement's
-/// map is parsed once, however many dependences it is in.
+/// (given with the transformed indices of their source and sink) are computed. Each
+/// statement's map is parsed once, however many dependences it is in.
 pub fn dependence_deltas<'a>(
     t: &'a Transformed,
     ctx: &Ctx,
     map_of: &dyn Fn(usize) -> Option<String>,
-    wanted: &dyn Fn(usize, usize) -> bool,
+    wanted: &dyn Fn(&Dependence, usize, usize) -> bool,
 ) -> TResult<Vec<(&'a Dependence, Set)>> {
     let wanted: Vec<(&Dependence, usize, usize)> = constraining(t)
         .into_iter()
@@ -54,7 +55,7 @@ pub fn dependence_deltas<'a>(
                 compute_statement(t, d.sink),
             )
         })
-        .filter(|&(_, src, sink)| wanted(src, sink))
+        .filter(|&(d, src, sink)| wanted(d, src, sink))
         .collect();
     let mut maps: Vec<Option<Map>> = (0..t.statements.len()).map(|_| None).collect();
     for &(_, src, sink) in &wanted {
@@ -140,25 +141,51 @@ pub fn schedules(t: &Transformed) -> Vec<String> {
 /// dependences of statements whose schedule changed are checked again: the others map to
 /// the same time vectors as when they were last found legal.
 pub fn check_order(t: &Transformed, what: &str, before: Option<&[String]>) -> TResult<()> {
-    let ctx = Ctx::new();
-    let width = 2 * t.depth() + 1;
     let now = schedules(t);
     let changed: Vec<bool> = match before {
         Some(b) if b.len() == now.len() => now.iter().zip(b).map(|(x, y)| x != y).collect(),
         _ => vec![true; now.len()],
     };
-    let bad = Set::parse(&ctx, &lex_nonpositive(&t.params_prefix(), width))?;
-    let deltas = dependence_deltas(t, &ctx, &|s| Some(now[s].clone()), &|a, b| {
-        changed[a] || changed[b]
-    })?;
-    for (d, deltas) in deltas {
-        if !deltas.intersect(&bad)?.is_empty()? {
+    // Whether a dependence is reversed depends on its relation and its two statements'
+    // schedules only: the verdicts of the variants compiled before are kept (REVERSED).
+    let key = |d: &Dependence, src: usize, sink: usize| {
+        format!("{}\n{}\n{}", d.relation, now[src], now[sink])
+    };
+    let to_check = |d: &Dependence, src: usize, sink: usize| {
+        (changed[src] || changed[sink]) && REVERSED.get(&key(d, src, sink)).is_none()
+    };
+    let ctx = Ctx::new();
+    let deltas = dependence_deltas(t, &ctx, &|s| Some(now[s].clone()), &to_check)?;
+    let mut verdicts = std::collections::HashMap::new();
+    if !deltas.is_empty() {
+        let bad = Set::parse(
+            &ctx,
+            &lex_nonpositive(&t.params_prefix(), 2 * t.depth() + 1),
+        )?;
+        for (d, deltas) in deltas {
+            let (src, sink) = (compute_statement(t, d.source), compute_statement(t, d.sink));
+            let reversed = !deltas.intersect(&bad)?.is_empty()?;
+            REVERSED.put(key(d, src, sink), reversed);
+            verdicts.insert(key(d, src, sink), reversed);
+        }
+    }
+    // The first reversed dependence in their order, as when each is checked anew.
+    for d in constraining(t) {
+        let (src, sink) = (compute_statement(t, d.source), compute_statement(t, d.sink));
+        if !(changed[src] || changed[sink]) {
+            continue;
+        }
+        let k = key(d, src, sink);
+        if verdicts.get(&k).copied().or_else(|| REVERSED.get(&k)) == Some(true) {
             return Err(TransformError::new(format!("{what} would reverse {}", describe(t, d)))
                 .hint("keep the loops that carry this dependence outside, in their original order; `gpucc deps` lists the dependences"));
         }
     }
     Ok(())
 }
+
+/// Whether a dependence (its relation and its statements' schedules) is reversed.
+static REVERSED: Memo<bool> = Memo::new(1 << 16);
 
 /// Runs `change` on `t`, then checks the order it leaves (`what` names the command, as in
 /// [`check_order`]); where either fails, `t`'s statements and levels are as before.

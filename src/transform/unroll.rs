@@ -6,7 +6,8 @@
 
 use super::{tile, LevelId, TResult, TransformError, Transformed};
 use crate::poly::affine::isl_name;
-use crate::poly::isl::{Bound, Ctx, Map, Set};
+use crate::poly::isl::{Bound, Ctx, IslResult, Map, Set};
+use crate::poly::memo::Memo;
 
 /// The most iterations a loop may have to be unrolled completely.
 pub const MAX_UNROLL: i64 = 256;
@@ -81,9 +82,10 @@ pub fn extent_within(
     level: LevelId,
     outer: Option<&[LevelId]>,
 ) -> TResult<Option<i64>> {
-    let ctx = Ctx::new();
-    // The pairs of each number of outer values (copies may sit under fewer loops).
-    let mut groups: Vec<(usize, Map)> = Vec::new();
+    // Per statement, `{ [outer] -> [value] }` over its domain, with its number of outer
+    // values (copies may sit under fewer loops); pairs with equal outer values differ by
+    // at most extent - 1.
+    let mut pairs: Vec<(usize, String, String)> = Vec::new();
     for s in t.statements_in(level) {
         let st = &t.statements[s];
         let k = t
@@ -98,8 +100,6 @@ pub fn extent_within(
                 .map(|(_, v)| v.to_string())
                 .collect(),
         };
-        // { [outer] -> [value] } over the domain; pairs with equal outer values differ by
-        // at most extent - 1.
         let text = format!(
             "{}{{ {} -> [[{}] -> [{}]] }}",
             t.params_prefix(),
@@ -107,12 +107,29 @@ pub fn extent_within(
             outer_values.join(", "),
             st.levels[k].1
         );
-        let to_pair = Map::parse(&ctx, &text)?.intersect_domain(&Set::parse(&ctx, &st.domain)?)?;
+        pairs.push((outer_values.len(), text, st.domain.clone()));
+    }
+    let key: Vec<String> = pairs
+        .iter()
+        .map(|(n, map, domain)| format!("{n}\n{map}\n{domain}"))
+        .collect();
+    Ok(EXTENTS.get_or(key.join("\n"), || largest_extent(&pairs))?)
+}
+
+/// The extents found in this process, by their statements' texts (each variant of a nest
+/// asks again for the same loops).
+static EXTENTS: Memo<Option<i64>> = Memo::new(1 << 14);
+
+/// [`extent_within`] of the statements' `(arity, pairs, domain)`.
+fn largest_extent(statements: &[(usize, String, String)]) -> IslResult<Option<i64>> {
+    let ctx = Ctx::new();
+    let mut groups: Vec<(usize, Map)> = Vec::new();
+    for (arity, text, domain) in statements {
+        let to_pair = Map::parse(&ctx, text)?.intersect_domain(&Set::parse(&ctx, domain)?)?;
         let pairs = to_pair.range_unwrapped()?;
-        let arity = outer_values.len();
-        match groups.iter_mut().find(|(n, _)| *n == arity) {
+        match groups.iter_mut().find(|(n, _)| n == arity) {
             Some((_, all)) => *all = all.union(&pairs)?,
-            None => groups.push((arity, pairs)),
+            None => groups.push((*arity, pairs)),
         }
     }
     // Over the statements at once: the loop runs over the union of their values (one
