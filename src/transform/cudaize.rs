@@ -7,10 +7,11 @@
 //! partial results the kernel combines ([`super::reduction`]). Without block and thread
 //! loops, `cudaize` makes a serial kernel ([`super::serial`]).
 
-use super::legality::{dependence_deltas, describe};
+use super::legality::{dependence_verdicts, describe};
 use super::reduction::{self, Reduction};
 use super::{unroll, LevelId, TResult, TransformError, Transformed};
 use crate::poly::isl::{Ctx, Set};
+use crate::poly::memo::Memo;
 use crate::poly::ArrayId;
 
 /// How a thread index is computed.
@@ -430,6 +431,10 @@ pub fn coordinate_values(t: &Transformed, kernel: &Kernel, s: usize) -> Option<V
     Some(dims)
 }
 
+/// Which of a launch's blocks or threads a dependence would link (none, `blocks` or
+/// `threads`), by its relation, its statements' coordinates and the launch's shape.
+static ACROSS: Memo<Option<&'static str>> = Memo::new(1 << 14);
+
 /// No dependence may link instances in different blocks, or different threads, of one
 /// launch.
 fn check_parallel(t: &Transformed, kernel: &Kernel) -> TResult<()> {
@@ -473,21 +478,29 @@ fn check_parallel(t: &Transformed, kernel: &Kernel) -> TResult<()> {
         },
         differs(nh + nb..width)
     ))?;
-    for (d, deltas) in
-        dependence_deltas(t, &ctx, &|s| coordinates_text(t, kernel, s), &|_, _, _| {
-            true
-        })?
-    {
+    let verdicts = dependence_verdicts(
+        t,
+        &ctx,
+        &|s| coordinates_text(t, kernel, s),
+        &|_, _| true,
+        (&ACROSS, &format!("{nh} {nb} {width}")),
+        &|deltas| {
+            Ok(if !deltas.intersect(&across_blocks)?.is_empty()? {
+                Some("blocks")
+            } else if !deltas.intersect(&across_threads)?.is_empty()? {
+                Some("threads")
+            } else {
+                None
+            })
+        },
+    )?;
+    for (d, across) in verdicts {
         let reduced = reduction::reduction_dependence(t, d);
         if reduced.is_some_and(|a| kernel.reductions.iter().any(|r| r.array == a)) {
             // The kernel combines the threads' partial results of this update.
             continue;
         }
-        let what = if !deltas.intersect(&across_blocks)?.is_empty()? {
-            "blocks"
-        } else if !deltas.intersect(&across_threads)?.is_empty()? {
-            "threads"
-        } else {
+        let Some(what) = across else {
             continue;
         };
         let carried = d

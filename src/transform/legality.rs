@@ -146,42 +146,79 @@ pub fn check_order(t: &Transformed, what: &str, before: Option<&[String]>) -> TR
         Some(b) if b.len() == now.len() => now.iter().zip(b).map(|(x, y)| x != y).collect(),
         _ => vec![true; now.len()],
     };
-    // Whether a dependence is reversed depends on its relation and its two statements'
-    // schedules only: the verdicts of the variants compiled before are kept (REVERSED).
-    let key = |d: &Dependence, src: usize, sink: usize| {
-        format!("{}\n{}\n{}", d.relation, now[src], now[sink])
-    };
-    let to_check = |d: &Dependence, src: usize, sink: usize| {
-        (changed[src] || changed[sink]) && REVERSED.get(&key(d, src, sink)).is_none()
-    };
     let ctx = Ctx::new();
-    let deltas = dependence_deltas(t, &ctx, &|s| Some(now[s].clone()), &to_check)?;
-    let mut verdicts = std::collections::HashMap::new();
-    if !deltas.is_empty() {
-        let bad = Set::parse(
-            &ctx,
-            &lex_nonpositive(&t.params_prefix(), 2 * t.depth() + 1),
-        )?;
-        for (d, deltas) in deltas {
-            let (src, sink) = (compute_statement(t, d.source), compute_statement(t, d.sink));
-            let reversed = !deltas.intersect(&bad)?.is_empty()?;
-            REVERSED.put(key(d, src, sink), reversed);
-            verdicts.insert(key(d, src, sink), reversed);
-        }
+    // The differences that reverse a dependence, read once a question is not in the memo.
+    let bad: std::cell::OnceCell<Set> = std::cell::OnceCell::new();
+    let verdicts = dependence_verdicts(
+        t,
+        &ctx,
+        &|s| Some(now[s].clone()),
+        &|src, sink| changed[src] || changed[sink],
+        (&REVERSED, ""),
+        &|deltas| {
+            if bad.get().is_none() {
+                let text = lex_nonpositive(&t.params_prefix(), 2 * t.depth() + 1);
+                let _ = bad.set(Set::parse(&ctx, &text)?);
+            }
+            Ok(!deltas
+                .intersect(bad.get().expect("set above"))?
+                .is_empty()?)
+        },
+    )?;
+    match verdicts.into_iter().find(|(_, reversed)| *reversed) {
+        Some((d, _)) => Err(TransformError::new(format!("{what} would reverse {}", describe(t, d)))
+            .hint("keep the loops that carry this dependence outside, in their original order; `gpucc deps` lists the dependences")),
+        None => Ok(()),
     }
-    // The first reversed dependence in their order, as when each is checked anew.
-    for d in constraining(t) {
+}
+
+/// For each constraining dependence between statements that `wanted` accepts, in their
+/// order, `judge`'s verdict on its [`dependence_deltas`]. A verdict depends on the
+/// dependence's relation, its two statements' maps and the setting named beside the memo
+/// only: the strategy generator's variants ask the same questions again and again
+/// (gemm_nn: 468 checks of the order, 136 distinct), so verdicts are kept there.
+pub fn dependence_verdicts<'a, V: Clone>(
+    t: &'a Transformed,
+    ctx: &Ctx,
+    map_of: &dyn Fn(usize) -> Option<String>,
+    wanted: &dyn Fn(usize, usize) -> bool,
+    (memo, setting): (&Memo<V>, &str),
+    judge: &dyn Fn(&Set) -> TResult<V>,
+) -> TResult<Vec<(&'a Dependence, V)>> {
+    let maps: Vec<Option<String>> = (0..t.statements.len()).map(map_of).collect();
+    let key = |d: &Dependence, src: usize, sink: usize| -> Option<String> {
+        let (a, b) = (maps[src].as_ref()?, maps[sink].as_ref()?);
+        Some(format!("{setting}\n{}\n{a}\n{b}", d.relation))
+    };
+    let known = std::cell::RefCell::new(std::collections::HashMap::new());
+    let deltas = dependence_deltas(t, ctx, &|s| maps[s].clone(), &|d, src, sink| {
+        let Some(k) = key(d, src, sink).filter(|_| wanted(src, sink)) else {
+            return false;
+        };
+        match memo.get(&k) {
+            Some(v) => {
+                known.borrow_mut().insert(k, v);
+                false
+            }
+            None => true,
+        }
+    })?;
+    let mut known = known.into_inner();
+    for (d, deltas) in deltas {
+        let v = judge(&deltas)?;
         let (src, sink) = (compute_statement(t, d.source), compute_statement(t, d.sink));
-        if !(changed[src] || changed[sink]) {
-            continue;
-        }
-        let k = key(d, src, sink);
-        if verdicts.get(&k).copied().or_else(|| REVERSED.get(&k)) == Some(true) {
-            return Err(TransformError::new(format!("{what} would reverse {}", describe(t, d)))
-                .hint("keep the loops that carry this dependence outside, in their original order; `gpucc deps` lists the dependences"));
-        }
+        let k = key(d, src, sink).expect("computed deltas have both maps");
+        memo.put(k.clone(), v.clone());
+        known.insert(k, v);
     }
-    Ok(())
+    Ok(constraining(t)
+        .into_iter()
+        .filter_map(|d| {
+            let (src, sink) = (compute_statement(t, d.source), compute_statement(t, d.sink));
+            let v = known.get(&key(d, src, sink)?)?.clone();
+            Some((d, v))
+        })
+        .collect())
 }
 
 /// Whether a dependence (its relation and its statements' schedules) is reversed.
