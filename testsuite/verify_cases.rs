@@ -452,6 +452,34 @@ fn the_gpu_check_builds_with_nvcc() {
     }
 }
 
+/// Checks in one process run the original once per program (`gpucc tune --device gpu`
+/// checks every variant it times at one size): the later checks compare against its kept
+/// results, and still tell a wrong kernel from a right one.
+#[test]
+fn checks_in_one_process_share_the_original_run() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(CASE);
+    let args = vec!["-D".to_string(), "N=100".to_string()];
+    let program = crate::harness::programs_with(&path, &args).remove(0);
+    let opts = crate::harness::frontend_options(&args);
+    let check = gpucc::verify::CheckOptions {
+        c_file: &path,
+        defines: &opts.defines,
+        include_dirs: &opts.include_dirs,
+        sizes: &[],
+        diagonally_dominant: false,
+        links: &[],
+    };
+    let good = sgemm_100();
+    let from = "C_reg[0] += A_shared[4 * ty][1]";
+    assert!(good.contains(from), "the .cu no longer holds `{from}`");
+    let bad = good.replacen(from, "C_reg[0] += A_shared[4 * ty][2]", 1);
+    for (cu, passes) in [(&good, true), (&bad, false), (&good, true)] {
+        let checked = gpucc::verify::check(&program, cu, &check, &gpucc::verify::On::Cpu)
+            .unwrap_or_else(|e| panic!("the check did not run: {e}"));
+        assert_eq!(checked.outcome.passed(), passes, "{checked:?}");
+    }
+}
+
 /// The same infinity in both programs is the same result, and it does not hide the other
 /// elements' errors: the check once called an infinity in both a difference (the random
 /// nests found it), and an array's scale was its largest element, infinite.

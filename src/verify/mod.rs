@@ -259,33 +259,44 @@ pub fn check(
         .collect();
     let cc = compiler("CC", "cc");
 
-    // The original, compiled while the generated code is prepared and compiled.
+    // The original, compiled while the generated code is prepared and compiled; not at
+    // all when this process ran the same program before (`gpucc tune --device gpu` checks
+    // each variant it times at one size: at 2048³ the C is most of a check's time).
     let defined = apply_defines(&original, o.defines);
-    let reference_c = dir.write(
-        "reference.c",
-        &reference::text(
-            &defined,
-            o.c_file,
-            drivers.as_ref().map(|d| d.reference.as_str()),
-        ),
-    )?;
-    let min_max = reference::min_max_flags(&cc, &reference_c, &defined, &includes, &dir)?;
-    let reference_links = links::build(o, &includes, links::Language::C, &dir)?;
-    let generated_links = links::build(o, &includes, links::Language::Cxx, &dir)?;
+    let reference_text = reference::text(
+        &defined,
+        o.c_file,
+        drivers.as_ref().map(|d| d.reference.as_str()),
+    );
+    let reference_key = o
+        .links
+        .is_empty()
+        .then(|| format!("{cc}\n{}\n{reference_text}", includes.join(" ")));
+    let ran_before = reference_key.as_ref().and_then(|k| REFERENCE_RUNS.get(k));
+    let reference_c = dir.write("reference.c", &reference_text)?;
     let reference_exe = dir.0.join("reference");
-    let reference_build = process::start(
-        compiler_command(&cc)
-            .args(["-O1", NO_IVOPTS, "-w", "-x", "c"])
-            .arg(&reference_c)
-            .args(["-x", "none"])
-            .args(&reference_links)
-            .arg("-o")
-            .arg(&reference_exe)
-            .args(&includes)
-            .args(&min_max)
-            .arg("-lm"),
-    )
-    .map_err(|e| not_run(e, "the C compiler", &cc, 0))?;
+    let reference_build = match ran_before {
+        Some(_) => None,
+        None => {
+            let min_max = reference::min_max_flags(&cc, &reference_c, &defined, &includes, &dir)?;
+            let reference_links = links::build(o, &includes, links::Language::C, &dir)?;
+            let build = process::start(
+                compiler_command(&cc)
+                    .args(["-O1", NO_IVOPTS, "-w", "-x", "c"])
+                    .arg(&reference_c)
+                    .args(["-x", "none"])
+                    .args(&reference_links)
+                    .arg("-o")
+                    .arg(&reference_exe)
+                    .args(&includes)
+                    .args(&min_max)
+                    .arg("-lm"),
+            )
+            .map_err(|e| not_run(e, "the C compiler", &cc, 0))?;
+            Some(build)
+        }
+    };
+    let generated_links = links::build(o, &includes, links::Language::Cxx, &dir)?;
     let generated_exe = dir.0.join("generated");
     let generated_build = build_generated(
         cu,
@@ -297,12 +308,42 @@ pub fn check(
         on,
     );
     let limit = process::compile_seconds();
-    let built = reference_build
-        .finish(limit)
-        .map_err(|e| not_run(e, "the C compiler on the original", &cc, limit))?;
-    if !built.status.success() {
-        return Err(reference::does_not_compile(&built.stderr, &dir, "compile"));
+    if let Some(build) = reference_build {
+        let built = build
+            .finish(limit)
+            .map_err(|e| not_run(e, "the C compiler on the original", &cc, limit))?;
+        if !built.status.success() {
+            return Err(reference::does_not_compile(&built.stderr, &dir, "compile"));
+        }
     }
+    // The original's run: its results file, or what it printed (kept for the next check).
+    let environment = |e: std::io::Error| {
+        CheckError::new(
+            CheckFailure::Environment,
+            format!("cannot write or read the original's results: {e}"),
+        )
+        .with_hint("set TMPDIR to a directory gpucc can write")
+    };
+    let run_reference = |results: Option<&Path>| -> Result<Vec<u8>, CheckError> {
+        if let Some(bytes) = &ran_before {
+            if let Some(path) = results {
+                std::fs::write(path, bytes).map_err(environment)?;
+            }
+            return Ok(bytes.clone());
+        }
+        let mut command = Command::new(&reference_exe);
+        let bytes = match results {
+            Some(path) => {
+                run_original(command.arg(path))?;
+                std::fs::read(path).map_err(environment)?
+            }
+            None => printed(run_original(&mut command)?).into_bytes(),
+        };
+        if let Some(k) = &reference_key {
+            REFERENCE_RUNS.put(k.clone(), bytes.clone());
+        }
+        Ok(bytes)
+    };
     let (running, what) = generated_build?;
     let built = running
         .finish(limit)
@@ -319,7 +360,7 @@ pub fn check(
     let outcome = match &drivers {
         Some(d) => {
             let results = dir.0.join("reference.out");
-            run_original(Command::new(&reference_exe).arg(&results))?;
+            run_reference(Some(&results))?;
             let mut command = Command::new(&generated_exe);
             command.arg(&results);
             if let On::Gpu { time_runs, .. } = on {
@@ -336,7 +377,7 @@ pub fn check(
             }
         }
         None => {
-            let reference = printed(run_original(&mut Command::new(&reference_exe))?);
+            let reference = String::from_utf8_lossy(&run_reference(None)?).into_owned();
             match run_generated(&mut Command::new(&generated_exe))? {
                 Ok(generated) => {
                     let generated = printed(generated);
@@ -364,6 +405,12 @@ pub fn check(
     };
     Ok(Checked { outcome, times })
 }
+
+/// What the originals this process checked against produced (their results files, or
+/// what they printed), by the compiler, the include flags and the program's text; only
+/// without `--link` files, whose contents are not in the key. A few: a results file of a
+/// large problem runs to megabytes.
+static REFERENCE_RUNS: crate::poly::memo::Memo<Vec<u8>> = crate::poly::memo::Memo::new(4);
 
 /// Prepares the generated code for `on`, writes it with the driver, and starts its
 /// compiler; returns the compile under way and the compiler's name for messages.
