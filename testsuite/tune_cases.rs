@@ -216,10 +216,18 @@ fn bad_tune_command_lines_are_refused_with_a_reason() {
     assert_eq!(code, 1, "{err}");
     let (code, _, _) = tune(&["merge"]);
     assert_eq!(code, 2);
-    // No GPU here (or no GPU timing yet): exit 4, never a guess.
+    // `--timed` without a GPU to time on, or timing nothing: usage errors.
+    let (code, _, err) = tune(&[kernel, "--db", &db, "--timed", "3"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("add `--device gpu`"), "{err}");
+    let (code, _, err) = tune(&[kernel, "--db", &db, "--device", "gpu", "--timed", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("would time nothing"), "{err}");
+    // No GPU here: exit 4 with the reason, never a guess.
     if gpucc::gpu::probe().is_err() {
         let (code, _, err) = tune(&[kernel, "--db", &db, "--device", "gpu"]);
         assert_eq!(code, 4, "{err}");
+        assert!(err.contains("error: no GPU to time on: "), "{err}");
         assert!(err.contains("--device emulator"), "{err}");
     }
 }

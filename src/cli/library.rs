@@ -226,6 +226,7 @@ pub(super) fn library_command(
             kernel: &kernel,
             runs: a.budget,
             deadline: None,
+            timing: None,
         };
         let report = match tune_size(&job, &[], &mut database, err, color) {
             Ok(r) => r,

@@ -16,6 +16,7 @@ mod options;
 mod project;
 mod specialise;
 mod tune;
+mod tune_gpu;
 
 use options::{parse_define, parse_param, parse_size};
 

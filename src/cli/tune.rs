@@ -4,6 +4,7 @@
 
 use super::compile::analyze_one;
 use super::compile::device;
+use super::tune_gpu::{self, Measured, Timing};
 use super::{InputArgs, EXIT_CHECK_NOT_RUN, EXIT_OK, EXIT_USAGE, EXIT_USER_ERROR};
 use crate::device::Device;
 use crate::tune::db::{self, Database, Key, Record};
@@ -31,13 +32,19 @@ pub(super) struct TuneArgs {
     #[arg(long = "size", value_name = "NAME=VALUE[,...]", value_parser = parse_size_point)]
     sizes: Vec<Vec<(String, i64)>>,
     /// What judges the variants: `emulator` (the performance emulator alone: every time
-    /// it prints is a prediction) or `gpu` (timing on this machine's GPU: not built yet, exits 4).
+    /// it prints is a prediction) or `gpu` (the emulator's search, then its fastest
+    /// variants checked and timed on this machine's GPU; exits 4 without one).
     #[arg(
         long = "device",
         value_name = "emulator|gpu",
         default_value = "emulator"
     )]
     judge: String,
+    /// With `--device gpu`: how many variants to time per size, the emulator's fastest
+    /// first (each is built by nvcc and checked against the C on the GPU before it is
+    /// timed; default 5).
+    #[arg(long, value_name = "N")]
+    timed: Option<usize>,
     /// The device description the emulator predicts for (benchmarks/devices/).
     #[arg(long = "emulate-as", value_name = "NAME", default_value = "h100")]
     model: String,
@@ -198,20 +205,7 @@ pub(super) fn tune_command(
     };
     match a.judge.as_str() {
         "emulator" => {}
-        "gpu" => {
-            let why = match crate::gpu::probe() {
-                Err(why) => format!("no GPU to time on: {why}"),
-                Ok(gpu) => format!(
-                    "timing variants on the GPU ({}) is not built yet: gpucc tune ranks with the emulator only",
-                    gpu.name
-                ),
-            };
-            let _ = writeln!(
-                err,
-                "error: {why}\n  = hint: --device emulator ranks by the emulator alone (predictions, not measurements)"
-            );
-            return EXIT_CHECK_NOT_RUN;
-        }
+        "gpu" => {}
         other => {
             let _ = writeln!(
                 err,
@@ -220,6 +214,36 @@ pub(super) fn tune_command(
             return EXIT_USAGE;
         }
     }
+    match (a.judge.as_str(), a.timed) {
+        ("gpu", Some(0)) => {
+            let _ = writeln!(
+                err,
+                "error: --timed 0 would time nothing\n  = hint: --timed N times the emulator's N fastest variants; --device emulator times none"
+            );
+            return EXIT_USAGE;
+        }
+        ("emulator", Some(_)) => {
+            let _ = writeln!(
+                err,
+                "error: --timed counts the variants timed on a GPU\n  = hint: add `--device gpu`"
+            );
+            return EXIT_USAGE;
+        }
+        _ => {}
+    }
+    let timing = match a.judge.as_str() {
+        "gpu" => match Timing::find(a.timed.unwrap_or(TIMED_VARIANTS), TIMED_LAUNCHES) {
+            Ok(t) => Some(t),
+            Err(why) => {
+                let _ = writeln!(
+                    err,
+                    "error: {why}\n  = hint: --device emulator ranks by the emulator alone (predictions, not measurements)"
+                );
+                return EXIT_CHECK_NOT_RUN;
+            }
+        },
+        _ => None,
+    };
     let device = match device(&a.model, err) {
         Ok(d) => d,
         Err(code) => return code,
@@ -280,6 +304,7 @@ pub(super) fn tune_command(
             kernel: &kernel,
             runs,
             deadline,
+            timing: timing.as_ref(),
         };
         let size = match tune_size(&job, point, &mut database, err, color) {
             Ok(s) => s,
@@ -306,7 +331,11 @@ pub(super) fn tune_command(
                 )
             };
             let path = dir.join(name);
-            let mut text = r.searched.recipe.clone();
+            // The fastest measured, where the GPU timed some.
+            let mut text = match r.measured.as_ref().and_then(|m| m.best()) {
+                Some(best) => best.recipe.clone(),
+                None => r.searched.recipe.clone(),
+            };
             if !r.searched.params.is_empty() {
                 let values: Vec<String> = r
                     .searched
@@ -337,6 +366,8 @@ pub(super) struct SizeReport {
     /// `ni=512, nj=512` (empty: the sizes as written).
     pub label: String,
     pub searched: Searched,
+    /// With `--device gpu`: the variants timed.
+    pub measured: Option<Measured>,
     written: Option<PathBuf>,
     /// With a user's recipe: the command line that compiles the best values.
     replay: Option<String>,
@@ -376,7 +407,15 @@ pub(super) struct Job<'a> {
     pub kernel: &'a str,
     pub runs: Option<usize>,
     pub deadline: Option<Instant>,
+    /// With `--device gpu`: the GPU that times the emulator's fastest.
+    pub timing: Option<&'a Timing>,
 }
+
+/// Timed launches of each kernel of a variant timed on the GPU (the median is kept).
+const TIMED_LAUNCHES: u32 = 10;
+
+/// Variants timed on the GPU per size without `--timed`.
+const TIMED_VARIANTS: usize = 5;
 
 /// Tunes at one size point (the names the code keeps symbolic are sizes for the
 /// emulator; any other is a macro); diagnostics are printed, an error gives the exit code.
@@ -393,6 +432,9 @@ pub(super) fn tune_size(
     let params = first.programs[0].0.params.clone();
     let (symbolic, macros): (Vec<_>, Vec<_>) =
         point.iter().cloned().partition(|(n, _)| params.contains(n));
+    let mut with = input.clone();
+    with.define
+        .extend(macros.iter().map(|(n, v)| (n.clone(), v.to_string())));
     let analysis = if macros.is_empty() {
         first
     } else {
@@ -415,9 +457,6 @@ pub(super) fn tune_size(
             );
             return Err(EXIT_USAGE);
         }
-        let mut with = input.clone();
-        with.define
-            .extend(macros.iter().map(|(n, v)| (n.clone(), v.to_string())));
         analyze_one(&with, "gpucc tune tunes one", err, color)?
     };
     let (program, deps) = &analysis.programs[0];
@@ -501,6 +540,29 @@ pub(super) fn tune_size(
         );
         return Err(EXIT_USER_ERROR);
     }
+    let measured = match (&result, job.timing) {
+        (Ok(_), Some(timing)) => {
+            tune_gpu::announce(timing, &label, err);
+            let predictions = database.known(&key, "emulator");
+            let gpu_key = timing.key(kernel, &label);
+            let mut time =
+                |recipe: &str| tune_gpu::time_on_gpu(timing, &with, device, &symbolic, recipe);
+            match tune_gpu::measure(&predictions, timing.variants, &gpu_key, database, &mut time) {
+                Ok(timed) => Some(Measured {
+                    gpu: timing.gpu.name.clone(),
+                    timed,
+                }),
+                Err(e) => {
+                    let _ = writeln!(
+                        err,
+                        "error: {e}\n  = hint: name another database with --db FILE"
+                    );
+                    return Err(EXIT_USER_ERROR);
+                }
+            }
+        }
+        _ => None,
+    };
     match result {
         Ok(searched) => {
             let replay = job.recipe.map(|(r, _)| {
@@ -521,6 +583,7 @@ pub(super) fn tune_size(
             Ok(SizeReport {
                 label,
                 searched,
+                measured,
                 written: None,
                 replay,
             })
@@ -547,9 +610,13 @@ fn text_report(
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "gpucc tune: {} for the {} (emulated, not measured); database {}",
+        "gpucc tune: {} for the {} (emulated, not measured{}); database {}",
         input.file.display(),
         device.name,
+        match reports.iter().find_map(|r| r.measured.as_ref()) {
+            Some(m) => format!("; then timed on the {}, measured", m.gpu),
+            None => String::new(),
+        },
         db.display()
     );
     for r in reports {
@@ -624,6 +691,9 @@ fn text_report(
                 );
             }
         }
+        if let Some(m) = &r.measured {
+            t.push_str(&m.lines());
+        }
         if let Some(line) = &r.replay {
             let _ = writeln!(t, "  replay        {line}");
         }
@@ -679,6 +749,19 @@ fn json_report(
                 })).collect::<Vec<_>>(),
                 "recipe": s.recipe,
                 "recipe_file": r.written.as_ref().map(|p| p.display().to_string()),
+                "gpu": r.measured.as_ref().map(|m| serde_json::json!({
+                    "device": m.gpu,
+                    "timed": m.timed.iter().map(|t| serde_json::json!({
+                        "emulator_rank": t.predicted_rank,
+                        "predicted_us": t.predicted_us,
+                        "measured_us": t.measured.as_ref().ok(),
+                        "error": t.measured.as_ref().err(),
+                        "from_database": t.reused,
+                        "recipe": t.recipe,
+                    })).collect::<Vec<_>>(),
+                    "best_measured_us": m.best().and_then(|b| b.measured.as_ref().ok()),
+                    "emulator_pick_vs_best": m.pick_ratio(),
+                })),
                 "replay": r.replay,
             })
         })
@@ -686,7 +769,7 @@ fn json_report(
     let v = serde_json::json!({
         "file": input.file.display().to_string(),
         "device": device.name,
-        "judge": "emulator",
+        "judge": if reports.iter().any(|r| r.measured.is_some()) { "gpu" } else { "emulator" },
         "database": db.display().to_string(),
         "sizes": sizes,
     });
