@@ -437,6 +437,16 @@ fn a_library_needs_run_time_sizes_and_good_size_lists() {
         "2x",
     ]);
     assert_eq!(code, 2, "{err}");
+    let good = ["examples/sgemm_sizes.c", "--sizes", "m,n,k=64"];
+    let (code, _, err) = run(&[&good[..], &["--device", "fpga"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("runs on `emulator` or `gpu`"), "{err}");
+    // No GPU here: exit 4 with the reason, before anything is tuned or written.
+    if gpucc::gpu::probe().is_err() {
+        let (code, _, err) = run(&[&good[..], &["--device", "gpu"]].concat());
+        assert_eq!(code, 4, "{err}");
+        assert!(err.contains("error: no GPU to time on: "), "{err}");
+    }
     assert!(!std::path::Path::new(&dir).exists());
 }
 

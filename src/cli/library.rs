@@ -7,11 +7,13 @@ use super::compile::{compile, device, RecipeSource};
 use super::library_files::{rename_identifier, render, test_inputs, TEST_SIZE};
 use super::specialise::{specialise, Specialised};
 use super::tune::{kernel_name, tune_size, Job};
+use super::tune_gpu::{self, Timing};
 use super::{InputArgs, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, EXIT_USER_ERROR};
 use crate::frontend::UnitKind;
 use crate::poly::Program;
 use crate::tune::db::Database;
 use crate::tune::format_us;
+use crate::tune::search::Searched;
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,7 +33,9 @@ pub(super) struct LibraryArgs {
     /// The library's name and entry point (default: the function's name).
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
-    /// What judges the variants: `emulator` (predictions) or `gpu` (not built yet, exits 4).
+    /// What judges the variants: `emulator` (predictions) or `gpu` (the emulator's five
+    /// fastest of each size class checked and timed on this machine's GPU; exits 4 without
+    /// one).
     #[arg(
         long = "device",
         value_name = "emulator|gpu",
@@ -112,30 +116,35 @@ struct Variant {
     call: Option<String>,
 }
 
+/// A size class: its sizes, the search, and the measured time of its variant (GPU only).
+type Class = (Vec<(String, i64)>, Searched, Option<f64>);
+
 pub(super) fn library_command(
     a: &LibraryArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
     color: bool,
 ) -> i32 {
-    if a.judge != "emulator" {
-        let why = match (a.judge.as_str(), crate::gpu::probe()) {
-            ("gpu", Err(why)) => format!("no GPU to time on: {why}"),
-            ("gpu", Ok(gpu)) => format!(
-                "timing variants on the GPU ({}) is not built yet: gpucc library tunes with the emulator only",
-                gpu.name
-            ),
-            (other, _) => {
-                let _ = writeln!(err, "error: --device {other}: gpucc library runs on `emulator` or `gpu`");
-                return EXIT_USAGE;
+    let timing = match a.judge.as_str() {
+        "emulator" => None,
+        "gpu" => match Timing::find(tune_gpu::TIMED_VARIANTS, tune_gpu::TIMED_LAUNCHES) {
+            Ok(t) => Some(t),
+            Err(why) => {
+                let _ = writeln!(
+                    err,
+                    "error: {why}\n  = hint: --device emulator tunes by the emulator alone"
+                );
+                return super::EXIT_CHECK_NOT_RUN;
             }
-        };
-        let _ = writeln!(
-            err,
-            "error: {why}\n  = hint: --device emulator tunes by the emulator alone"
-        );
-        return super::EXIT_CHECK_NOT_RUN;
-    }
+        },
+        other => {
+            let _ = writeln!(
+                err,
+                "error: --device {other}: gpucc library runs on `emulator` or `gpu`"
+            );
+            return EXIT_USAGE;
+        }
+    };
     let device = match device(&a.model, err) {
         Ok(d) => d,
         Err(code) => return code,
@@ -181,7 +190,7 @@ pub(super) fn library_command(
         .map_or_else(|| "kernel.c".into(), |n| n.to_os_string());
     // Each size class: the function specialised to its sizes, tuned, checked, compiled.
     let mut variants: Vec<Variant> = Vec::new();
-    let mut classes: Vec<(Vec<(String, i64)>, crate::tune::search::Searched)> = Vec::new();
+    let mut classes: Vec<Class> = Vec::new();
     let mut helpers = (false, false, false);
     for (k, point) in points.iter().enumerate() {
         let label = label(point);
@@ -226,7 +235,7 @@ pub(super) fn library_command(
             kernel: &kernel,
             runs: a.budget,
             deadline: None,
-            timing: None,
+            timing: timing.as_ref(),
         };
         let report = match tune_size(&job, &[], &mut database, err, color) {
             Ok(r) => r,
@@ -239,7 +248,12 @@ pub(super) fn library_command(
                 return code;
             }
         };
-        let recipe = report.searched.recipe.clone();
+        // The fastest measured where the GPU timed some, else the emulator's pick.
+        let measured = report.measured.as_ref().and_then(|m| m.best()).cloned();
+        let recipe = match &measured {
+            Some(best) => best.recipe.clone(),
+            None => report.searched.recipe.clone(),
+        };
         // The check gpucc FILE.c --recipe R.lua --verify makes (at reduced sizes).
         let _ = writeln!(
             err,
@@ -257,13 +271,20 @@ pub(super) fn library_command(
         let call = specialised_call(&program, &built.program, &spec);
         variants.push(Variant {
             recipe,
-            description: report.searched.description.clone(),
+            description: match &measured {
+                Some(best) if best.predicted_rank > 1 => format!(
+                    "the emulator's #{} variant, measured fastest",
+                    best.predicted_rank
+                ),
+                _ => report.searched.description.clone(),
+            },
             kernels: built.kernels,
             host: built.host,
             defines: spec.defines,
             call: Some(call),
         });
-        classes.push((point.clone(), report.searched));
+        let measured_us = measured.and_then(|b| b.measured.ok());
+        classes.push((point.clone(), report.searched, measured_us));
     }
     let _ = std::fs::remove_dir_all(&scratch);
     // The fallback: gpucc's own choice at the sizes it assumes (1024), for sizes known at
@@ -330,7 +351,7 @@ pub(super) fn library_command(
     let class_context: Vec<serde_json::Value> = classes
         .iter()
         .enumerate()
-        .map(|(k, (point, s))| {
+        .map(|(k, (point, s, measured_us))| {
             serde_json::json!({
                 "index": k,
                 "label": label(point),
@@ -341,6 +362,7 @@ pub(super) fn library_command(
                 "condition": point.iter().map(|(n, v)| format!("{n} == {v}")).collect::<Vec<_>>().join(" && "),
                 "predicted": format!("{} (emulated)", format_us(s.estimate.time_us)),
                 "predicted_us": s.estimate.time_us,
+                "measured_us": measured_us,
             })
         })
         .collect();
@@ -351,10 +373,14 @@ pub(super) fn library_command(
     context.insert("version", env!("CARGO_PKG_VERSION"));
     context.insert("device", &device.name);
     context.insert("arch", &device.arch);
-    context.insert(
-        "judge_note",
-        "tuned by the emulator: predicted times, not measured",
-    );
+    let judge_note = match &timing {
+        Some(t) => format!(
+            "tuned on the {}: the emulator's fastest variants measured",
+            t.gpu.name
+        ),
+        None => "tuned by the emulator: predicted times, not measured".to_string(),
+    };
+    context.insert("judge_note", &judge_note);
     context.insert("guard", &format!("{}_H", name.to_uppercase()));
     context.insert("params", &params);
     context.insert("args", &args.join(", "));
@@ -394,7 +420,7 @@ pub(super) fn library_command(
         "far_sizes",
         &(0..size_names.len())
             .map(|s| {
-                let high = classes.iter().map(|(p, _)| p[s].1).max().unwrap_or(1);
+                let high = classes.iter().map(|(p, _, _)| p[s].1).max().unwrap_or(1);
                 high.saturating_mul(16).min(i32::MAX as i64).to_string()
             })
             .collect::<Vec<_>>(),
@@ -495,7 +521,10 @@ pub(super) fn library_command(
         "file": a.input.file.display().to_string(),
         "gpucc": env!("CARGO_PKG_VERSION"),
         "device": device.name,
-        "times": "predicted by the emulator (emulated, not measured)",
+        "times": match &timing {
+            Some(t) => format!("predicted by the emulator, and measured on the {} where measured_us is given", t.gpu.name),
+            None => "predicted by the emulator (emulated, not measured)".to_string(),
+        },
         "date": crate::tune::db::now(),
         "sizes": size_names,
         "classes": class_context,
@@ -540,14 +569,17 @@ pub(super) fn library_command(
         if variants.len() == 1 { "" } else { "s" },
         dir.display()
     );
-    for (k, (point, s)) in classes.iter().enumerate() {
+    for (k, (point, s, measured_us)) in classes.iter().enumerate() {
+        let time = match measured_us {
+            Some(us) => format!("{:>10} (measured)", format_us(*us)),
+            None => format!("{:>10} (emulated)", format_us(s.estimate.time_us)),
+        };
         let _ = writeln!(
             out,
-            "  class {k}  {:<24} variant {}  {:>10} (emulated)  {}",
+            "  class {k}  {:<24} variant {}  {time}  {}",
             label(point),
             variant_of[k],
-            format_us(s.estimate.time_us),
-            s.description
+            variants[variant_of[k]].description
         );
     }
     let _ = writeln!(

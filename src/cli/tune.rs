@@ -232,7 +232,10 @@ pub(super) fn tune_command(
         _ => {}
     }
     let timing = match a.judge.as_str() {
-        "gpu" => match Timing::find(a.timed.unwrap_or(TIMED_VARIANTS), TIMED_LAUNCHES) {
+        "gpu" => match Timing::find(
+            a.timed.unwrap_or(tune_gpu::TIMED_VARIANTS),
+            tune_gpu::TIMED_LAUNCHES,
+        ) {
             Ok(t) => Some(t),
             Err(why) => {
                 let _ = writeln!(
@@ -410,12 +413,6 @@ pub(super) struct Job<'a> {
     /// With `--device gpu`: the GPU that times the emulator's fastest.
     pub timing: Option<&'a Timing>,
 }
-
-/// Timed launches of each kernel of a variant timed on the GPU (the median is kept).
-const TIMED_LAUNCHES: u32 = 10;
-
-/// Variants timed on the GPU per size without `--timed`.
-const TIMED_VARIANTS: usize = 5;
 
 /// Tunes at one size point (the names the code keeps symbolic are sizes for the
 /// emulator; any other is a macro); diagnostics are printed, an error gives the exit code.

@@ -14,6 +14,12 @@ use crate::tune::{format_us, Known};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// Variants timed on the GPU per size, unless `gpucc tune --timed` says otherwise.
+pub(super) const TIMED_VARIANTS: usize = 5;
+
+/// Timed launches of each kernel of a variant (the median is kept).
+pub(super) const TIMED_LAUNCHES: u32 = 10;
+
 /// What times the variants: a GPU and the compiler for it.
 pub(super) struct Timing {
     pub gpu: crate::gpu::Gpu,
