@@ -647,8 +647,24 @@ fn kernel_code(
                 conds.push(format!("{value} = {name}"));
             }
         }
-        let sched = t.schedule_text(s, &positions[s], width);
-        let sched = sched.replacen(&t.params_prefix(), &prefix(&params), 1);
+        // A dimension a condition gives a kernel variable is that variable: isl need not
+        // divide to find it (`floor((floor((i)/4))/16)` is `ii`).
+        let dims: Vec<String> = t
+            .schedule_dims(s, &positions[s], width)
+            .into_iter()
+            .map(|dim| {
+                let named = conds
+                    .iter()
+                    .find_map(|c| c.strip_prefix(dim.as_str())?.strip_prefix(" = "));
+                named.map_or(dim, str::to_string)
+            })
+            .collect();
+        let sched = format!(
+            "{}{{ {} -> [{}] }}",
+            prefix(&params),
+            t.tuple(s),
+            dims.join(", ")
+        );
         let mut domain = Set::parse(ctx, &st.domain)?;
         // Indices into copy temporaries ride along as extra dimensions of the instance, so
         // that isl writes them in terms of the generated loops.

@@ -310,6 +310,16 @@ impl Transformed {
     /// Statement `s`'s schedule in the 2d+1 form, as isl text over its domain's tuple
     /// (`[N] -> { S0[i, j] -> [0, floor((i)/16), 0, i, 0, j, 0] }`), padded to `width`.
     pub fn schedule_text(&self, s: usize, positions: &[usize], width: usize) -> String {
+        format!(
+            "{}{{ {} -> [{}] }}",
+            self.params_prefix(),
+            self.tuple(s),
+            self.schedule_dims(s, positions, width).join(", ")
+        )
+    }
+
+    /// The dimensions of [`Self::schedule_text`]: each level's position and value.
+    pub fn schedule_dims(&self, s: usize, positions: &[usize], width: usize) -> Vec<String> {
         let st = &self.statements[s];
         let mut dims = Vec::with_capacity(width);
         for (d, (_, value)) in st.levels.iter().enumerate() {
@@ -318,12 +328,7 @@ impl Transformed {
         }
         dims.push(positions[st.levels.len()].to_string());
         dims.resize(width, "0".to_string());
-        format!(
-            "{}{{ {} -> [{}] }}",
-            self.params_prefix(),
-            self.tuple(s),
-            dims.join(", ")
-        )
+        dims
     }
 
     /// `S0[i, j]`
