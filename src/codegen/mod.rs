@@ -647,17 +647,28 @@ fn kernel_code(
                 conds.push(format!("{value} = {name}"));
             }
         }
-        // A dimension a condition gives a kernel variable is that variable: isl need not
-        // divide to find it (`floor((floor((i)/4))/16)` is `ii`).
+        // A value a condition gives a kernel variable is that variable, in the schedule's
+        // dimensions and in the copy indices: isl need not divide to find it
+        // (`floor((floor((i)/4))/16)` is `ii`, `i - 64*floor((floor((i)/4))/16)` is
+        // `i - 64*ii`).
+        let mut named: Vec<(&str, &str)> = conds
+            .iter()
+            .filter_map(|c| c.rsplit_once(" = "))
+            .filter(|(value, name)| {
+                value.starts_with("floor((")
+                    && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            })
+            .collect();
+        named.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
+        let by_name = |text: String| {
+            named
+                .iter()
+                .fold(text, |text, (value, name)| text.replace(value, name))
+        };
         let dims: Vec<String> = t
             .schedule_dims(s, &positions[s], width)
             .into_iter()
-            .map(|dim| {
-                let named = conds
-                    .iter()
-                    .find_map(|c| c.strip_prefix(dim.as_str())?.strip_prefix(" = "));
-                named.map_or(dim, str::to_string)
-            })
+            .map(by_name)
             .collect();
         let sched = format!(
             "{}{{ {} -> [{}] }}",
@@ -668,7 +679,11 @@ fn kernel_code(
         let mut domain = Set::parse(ctx, &st.domain)?;
         // Indices into copy temporaries ride along as extra dimensions of the instance, so
         // that isl writes them in terms of the generated loops.
-        let extras: Vec<String> = t.extra_values(s).iter().map(|a| a.to_string()).collect();
+        let extras: Vec<String> = t
+            .extra_values(s)
+            .iter()
+            .map(|a| by_name(a.to_string()))
+            .collect();
         let sched = if extras.is_empty() {
             sched
         } else {
@@ -686,7 +701,7 @@ fn kernel_code(
                 ctx,
                 &format!(
                     "{}{{ {tuple} -> {extended} : {} }}",
-                    t.params_prefix(),
+                    prefix(&params),
                     defs.join(" and ")
                 ),
             )?;
