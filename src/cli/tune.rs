@@ -542,8 +542,18 @@ pub(super) fn tune_size(
             tune_gpu::announce(timing, &label, err);
             let predictions = database.known(&key, "emulator");
             let gpu_key = timing.key(kernel, &label);
-            let mut time =
-                |recipe: &str| tune_gpu::time_on_gpu(timing, &with, device, &symbolic, recipe);
+            let mut time = |rank: usize, recipe: &str| {
+                let measured = tune_gpu::time_on_gpu(timing, &with, device, &symbolic, recipe);
+                let _ = writeln!(
+                    err,
+                    "gpucc: the emulator's #{rank}: {}",
+                    match &measured {
+                        Ok(us) => format!("{} (measured)", format_us(*us)),
+                        Err(why) => format!("not timed: {why}"),
+                    }
+                );
+                measured
+            };
             match tune_gpu::measure(&predictions, timing.variants, &gpu_key, database, &mut time) {
                 Ok(timed) => Some(Measured {
                     gpu: timing.gpu.name.clone(),

@@ -136,14 +136,15 @@ impl Measured {
 }
 
 /// Times the `n` variants the emulator predicts fastest among `predictions` (by rank,
-/// then recipe text), with `time`, except those the database holds under `key`; each
-/// measurement is appended to the database as it ends.
+/// then recipe text), with `time` (given the variant's place in that order and its
+/// recipe), except those the database holds under `key`; each measurement is appended to
+/// the database as it ends.
 pub(super) fn measure(
     predictions: &Known,
     n: usize,
     key: &Key,
     database: &mut Database,
-    time: &mut dyn FnMut(&str) -> Result<f64, String>,
+    time: &mut dyn FnMut(usize, &str) -> Result<f64, String>,
 ) -> Result<Vec<Timed>, String> {
     let mut ranked: Vec<(&String, (f64, f64))> = predictions
         .iter()
@@ -160,7 +161,7 @@ pub(super) fn measure(
         let (measured, reused) = match known.get(text) {
             Some(outcome) => (outcome.clone().map(|(us, _)| us), true),
             None => {
-                let measured = time(text);
+                let measured = time(k + 1, text);
                 database.append(&[Record {
                     key: key.clone(),
                     source: "gpu".to_string(),
@@ -327,7 +328,7 @@ mod tests {
         let mut database = Database::open(&path).unwrap();
         let mut asked = Vec::new();
         // The GPU ranks `b` first and cannot run `c`.
-        let mut time = |text: &str| {
+        let mut time = |_: usize, text: &str| {
             asked.push(text.to_string());
             match text {
                 "a" => Ok(15.0),
@@ -353,7 +354,8 @@ mod tests {
 
         // A second run reads every measurement back (failures too) and times nothing.
         let mut database = Database::open(&path).unwrap();
-        let mut nothing = |text: &str| -> Result<f64, String> { panic!("timed {text} again") };
+        let mut nothing =
+            |_: usize, text: &str| -> Result<f64, String> { panic!("timed {text} again") };
         let again = measure(&predictions(), 3, &key(), &mut database, &mut nothing).unwrap();
         assert!(again.iter().all(|t| t.reused));
         assert_eq!(
@@ -367,7 +369,7 @@ mod tests {
         let mut other = key();
         other.device = "another GPU".into();
         let mut count = 0;
-        let mut time = |_: &str| {
+        let mut time = |_: usize, _: &str| {
             count += 1;
             Ok(1.0)
         };
