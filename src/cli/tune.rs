@@ -335,17 +335,16 @@ pub(super) fn tune_command(
             };
             let path = dir.join(name);
             // The fastest measured, where the GPU timed some.
-            let mut text = match r.measured.as_ref().and_then(|m| m.best()) {
-                Some(best) => best.recipe.clone(),
-                None => r.searched.recipe.clone(),
+            let (mut text, params) = match r.measured.as_ref().and_then(|m| m.best()) {
+                Some(best) => (
+                    best.recipe.clone(),
+                    crate::tune::marked_params(&best.recipe),
+                ),
+                None => (r.searched.recipe.clone(), r.searched.params.clone()),
             };
-            if !r.searched.params.is_empty() {
-                let values: Vec<String> = r
-                    .searched
-                    .params
-                    .iter()
-                    .map(|(n, v)| format!("-P {n}={v}"))
-                    .collect();
+            if !params.is_empty() {
+                let values: Vec<String> =
+                    params.iter().map(|(n, v)| format!("-P {n}={v}")).collect();
                 text = format!("-- Tuned values (gpucc tune): {}\n{text}", values.join(" "));
             }
             if let Err(e) = std::fs::write(&path, text) {

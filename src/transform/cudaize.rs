@@ -433,7 +433,7 @@ pub fn coordinate_values(t: &Transformed, kernel: &Kernel, s: usize) -> Option<V
 
 /// Which of a launch's blocks or threads a dependence would link (none, `blocks` or
 /// `threads`), by its relation, its statements' coordinates and the launch's shape.
-static ACROSS: Memo<Option<&'static str>> = Memo::new(1 << 14);
+static ACROSS: Memo<Option<&'static str>> = Memo::new(4096);
 
 /// No dependence may link instances in different blocks, or different threads, of one
 /// launch.

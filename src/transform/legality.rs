@@ -222,7 +222,7 @@ pub fn dependence_verdicts<'a, V: Clone>(
 }
 
 /// Whether a dependence (its relation and its statements' schedules) is reversed.
-static REVERSED: Memo<bool> = Memo::new(1 << 16);
+static REVERSED: Memo<bool> = Memo::new(4096);
 
 /// Runs `change` on `t`, then checks the order it leaves (`what` names the command, as in
 /// [`check_order`]); where either fails, `t`'s statements and levels are as before.

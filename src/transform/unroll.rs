@@ -118,7 +118,7 @@ pub fn extent_within(
 
 /// The extents found in this process, by their statements' texts (each variant of a nest
 /// asks again for the same loops).
-static EXTENTS: Memo<Option<i64>> = Memo::new(1 << 14);
+static EXTENTS: Memo<Option<i64>> = Memo::new(4096);
 
 /// [`extent_within`] of the statements' `(arity, pairs, domain)`.
 fn largest_extent(statements: &[(usize, String, String)]) -> IslResult<Option<i64>> {

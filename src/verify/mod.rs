@@ -408,9 +408,10 @@ pub fn check(
 
 /// What the originals this process checked against produced (their results files, or
 /// what they printed), by the compiler, the include flags and the program's text; only
-/// without `--link` files, whose contents are not in the key. A few: a results file of a
-/// large problem runs to megabytes.
-static REFERENCE_RUNS: crate::poly::memo::Memo<Vec<u8>> = crate::poly::memo::Memo::new(4);
+/// without `--link` files, whose contents are not in the key. Two (the sizes of a
+/// `gpucc tune` run are tuned one after the other): results run to megabytes at large
+/// sizes (a 2048² `float` array is 16 MB).
+static REFERENCE_RUNS: crate::poly::memo::Memo<Vec<u8>> = crate::poly::memo::Memo::new(2);
 
 /// Prepares the generated code for `on`, writes it with the driver, and starts its
 /// compiler; returns the compile under way and the compiler's name for messages.
