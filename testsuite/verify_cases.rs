@@ -12,6 +12,26 @@ fn sgemm_100() -> String {
     compile_case(&Path::new(env!("CARGO_MANIFEST_DIR")).join(CASE))
 }
 
+/// `cu` checked in this process against the SGEMM case at N = 100, on `on`.
+fn check_sgemm_100(
+    cu: &str,
+    on: &gpucc::verify::On,
+) -> Result<gpucc::verify::Checked, gpucc::verify::CheckError> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(CASE);
+    let args = vec!["-D".to_string(), "N=100".to_string()];
+    let program = crate::harness::programs_with(&path, &args).remove(0);
+    let opts = crate::harness::frontend_options(&args);
+    let check = gpucc::verify::CheckOptions {
+        c_file: &path,
+        defines: &opts.defines,
+        include_dirs: &opts.include_dirs,
+        sizes: &[],
+        diagonally_dominant: false,
+        links: &[],
+    };
+    gpucc::verify::check(&program, cu, &check, on)
+}
+
 fn verify(cu: &str, name: &str) -> (i32, String, String) {
     verify_against(CASE, cu, name, &["-D", "N=100"])
 }
@@ -418,18 +438,6 @@ fn the_gpu_check_builds_with_nvcc() {
         );
         return;
     };
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(CASE);
-    let args = vec!["-D".to_string(), "N=100".to_string()];
-    let program = crate::harness::programs_with(&path, &args).remove(0);
-    let opts = crate::harness::frontend_options(&args);
-    let check = gpucc::verify::CheckOptions {
-        c_file: &path,
-        defines: &opts.defines,
-        include_dirs: &opts.include_dirs,
-        sizes: &[],
-        diagonally_dominant: false,
-        links: &[],
-    };
     let gpu = gpucc::gpu::probe();
     let arch = gpu.as_ref().map_or("sm_90".to_string(), |g| g.arch.clone());
     let on = gpucc::verify::On::Gpu {
@@ -437,10 +445,7 @@ fn the_gpu_check_builds_with_nvcc() {
         arch: &arch,
         time_runs: 3,
     };
-    match (
-        gpucc::verify::check(&program, &sgemm_100(), &check, &on),
-        gpu,
-    ) {
+    match (check_sgemm_100(&sgemm_100(), &on), gpu) {
         (Ok(checked), Ok(_)) => {
             assert!(checked.outcome.passed(), "{checked:?}");
             assert_eq!(checked.times.len(), 1, "{checked:?}");
@@ -457,24 +462,12 @@ fn the_gpu_check_builds_with_nvcc() {
 /// results, and still tell a wrong kernel from a right one.
 #[test]
 fn checks_in_one_process_share_the_original_run() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(CASE);
-    let args = vec!["-D".to_string(), "N=100".to_string()];
-    let program = crate::harness::programs_with(&path, &args).remove(0);
-    let opts = crate::harness::frontend_options(&args);
-    let check = gpucc::verify::CheckOptions {
-        c_file: &path,
-        defines: &opts.defines,
-        include_dirs: &opts.include_dirs,
-        sizes: &[],
-        diagonally_dominant: false,
-        links: &[],
-    };
     let good = sgemm_100();
     let from = "C_reg[0] += A_shared[4 * ty][1]";
     assert!(good.contains(from), "the .cu no longer holds `{from}`");
     let bad = good.replacen(from, "C_reg[0] += A_shared[4 * ty][2]", 1);
     for (cu, passes) in [(&good, true), (&bad, false), (&good, true)] {
-        let checked = gpucc::verify::check(&program, cu, &check, &gpucc::verify::On::Cpu)
+        let checked = check_sgemm_100(cu, &gpucc::verify::On::Cpu)
             .unwrap_or_else(|e| panic!("the check did not run: {e}"));
         assert_eq!(checked.outcome.passed(), passes, "{checked:?}");
     }

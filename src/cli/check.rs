@@ -387,14 +387,7 @@ pub(super) fn refuse_invalid_c(input: &InputArgs, err: &mut dyn Write) -> Option
 /// The C compiler's first error on the file, as gpucc's error; `None` when it compiles (or
 /// the compiler cannot run).
 pub(super) fn invalid_c(input: &InputArgs) -> Option<Diagnostic> {
-    let options = crate::verify::CheckOptions {
-        c_file: &input.file,
-        defines: &input.define,
-        include_dirs: &input.include,
-        sizes: &[],
-        diagonally_dominant: false,
-        links: &[],
-    };
+    let options = input.check_options(&[], &[]);
     match crate::verify::original_compiles(&options) {
         Err(e) if e.kind == crate::verify::CheckFailure::OriginalDoesNotCompile => Some(
             Diagnostic::error_nowhere(e.message)
@@ -586,12 +579,8 @@ fn check(
         return Verdict::Refused(code);
     }
     let options = crate::verify::CheckOptions {
-        c_file: &input.file,
-        defines: &input.define,
-        include_dirs: &input.include,
-        sizes,
         diagonally_dominant: inputs.diagonally_dominant,
-        links: &inputs.links,
+        ..input.check_options(sizes, &inputs.links)
     };
     let (on, place) = match gpu {
         None => (crate::verify::On::Cpu, "the CPU".to_string()),

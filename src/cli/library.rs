@@ -484,14 +484,7 @@ pub(super) fn library_command(
                 return EXIT_INTERNAL;
             }
         };
-        let options = crate::verify::CheckOptions {
-            c_file: &a.input.file,
-            defines: &a.input.define,
-            include_dirs: &a.input.include,
-            sizes: &[],
-            diagonally_dominant: false,
-            links: &[],
-        };
+        let options = a.input.check_options(&[], &[]);
         match crate::verify::check_on_cpu(&program, &probe, &options) {
             Ok(outcome) if outcome.passed() => {}
             Ok(outcome) => {

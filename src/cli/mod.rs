@@ -230,6 +230,23 @@ struct InputArgs {
 }
 
 impl InputArgs {
+    /// The check's options for this file, its macros and include directories, at `sizes`
+    /// with the other sources `links` (no diagonally dominant inputs).
+    fn check_options<'a>(
+        &'a self,
+        sizes: &'a [(String, i64)],
+        links: &'a [PathBuf],
+    ) -> crate::verify::CheckOptions<'a> {
+        crate::verify::CheckOptions {
+            c_file: &self.file,
+            defines: &self.define,
+            include_dirs: &self.include,
+            sizes,
+            diagonally_dominant: false,
+            links,
+        }
+    }
+
     /// The default limits with this command line's `--limit`s applied.
     fn limits(&self) -> crate::limits::Limits {
         let mut limits = crate::limits::Limits::default();

@@ -138,14 +138,7 @@ pub(super) fn project_command(
     let cpu = if a.no_cpu {
         None
     } else {
-        let options = crate::verify::CheckOptions {
-            c_file: &a.input.file,
-            defines: &a.input.define,
-            include_dirs: &a.input.include,
-            sizes: &values,
-            diagonally_dominant: false,
-            links: &a.links,
-        };
+        let options = a.input.check_options(&values, &a.links);
         Some(timing::time_original(p, &options, a.cpu_seconds))
     };
     let what = describe_input(a, p, &sizes);

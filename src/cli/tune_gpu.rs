@@ -212,14 +212,7 @@ pub(super) fn time_on_gpu(
             text.lines().next().unwrap_or("").trim()
         )
     })?;
-    let options = crate::verify::CheckOptions {
-        c_file: &input.file,
-        defines: &input.define,
-        include_dirs: &input.include,
-        sizes,
-        diagonally_dominant: false,
-        links: &[],
-    };
+    let options = input.check_options(sizes, &[]);
     let on = crate::verify::On::Gpu {
         nvcc: &timing.nvcc,
         arch: &timing.gpu.arch,
