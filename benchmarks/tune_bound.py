@@ -62,8 +62,10 @@ def main():
                 "kernel": name,
                 "candidates": full["candidates"],
                 "exhaustive_compiled": full["compiled"],
+                "exhaustive_emulated": full["emulated"],
                 "exhaustive_s": round(full_s, 2),
                 "bound_compiled": bb["compiled"],
+                "bound_emulated": bb["emulated"],
                 "bound_skipped": bb["skipped_by_bound"],
                 "bound_s": round(bb_s, 2),
                 "same_best": bb["best_us"] == full["best_us"],
@@ -75,7 +77,8 @@ def main():
             }
             results.append(r)
             print(f"{name:24} {r['candidates']:4} candidates  exhaustive {r['exhaustive_compiled']:4}"
-                  f" ({full_s:5.1f} s)  bound {r['bound_compiled']:4} ({bb_s:5.1f} s),"
+                  f" compiled, {r['exhaustive_emulated']:4} emulated ({full_s:5.1f} s)"
+                  f"  bound {r['bound_compiled']:4}, {r['bound_emulated']:4} ({bb_s:5.1f} s),"
                   f" {r['bound_skipped']:3} skipped  same best: {r['same_best']}"
                   f"  below bound: {r['variants_below_bound']}", flush=True)
     ok = [r for r in results if "error" not in r]
@@ -85,6 +88,10 @@ def main():
         "candidates": sum(r["candidates"] for r in ok),
         "exhaustive_compiled": sum(r["exhaustive_compiled"] for r in ok),
         "bound_compiled": sum(r["bound_compiled"] for r in ok),
+        "exhaustive_emulated": sum(r["exhaustive_emulated"] for r in ok),
+        "bound_emulated": sum(r["bound_emulated"] for r in ok),
+        "exhaustive_s": round(sum(r["exhaustive_s"] for r in ok), 1),
+        "bound_s": round(sum(r["bound_s"] for r in ok), 1),
         "bound_skipped": sum(r["bound_skipped"] for r in ok),
         "kernels_with_same_best": sum(r["same_best"] for r in ok),
         "variants_below_bound": sum(r["variants_below_bound"] for r in ok),

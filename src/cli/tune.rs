@@ -662,27 +662,33 @@ fn text_report(
         }
         let _ = writeln!(
             t,
-            "  searched      {} {}, {} skipped by the lower bound; {} recipes compiled, {} outcomes read from the database{}",
+            "  searched      {} {}, {} skipped by the lower bound; {} recipes compiled ({} emulated, the others refused), {} outcomes read from the database{}",
             s.space,
             if s.params.is_empty() { "candidates (variants x tile sizes)" } else { "combinations of the recipe's parameters" },
             s.pruned,
             s.compiled,
+            s.emulated,
             s.reused,
             if s.cut_short { "; cut short by the budget (the best found may not be the best)" } else { "" }
         );
         if !s.variants.is_empty() {
             let _ = writeln!(t, "  variants, by lower bound:");
             for v in &s.variants {
-                let what = if v.pruned {
+                let what = if v.skipped == v.combos {
                     "skipped".to_string()
                 } else {
                     match v.best_us {
                         Some(b) => format!(
-                            "best {} at {}, {}/{} tried",
+                            "best {} at {}, {}/{} tried{}",
                             format_us(b),
                             v.best_values.as_deref().unwrap_or("?"),
                             v.evaluated,
-                            v.combos
+                            v.combos,
+                            if v.skipped > 0 {
+                                format!(", {} skipped", v.skipped)
+                            } else {
+                                String::new()
+                            }
                         ),
                         None if v.evaluated == 0 => "not evaluated (budget)".to_string(),
                         None => format!("none compiles, {}/{} tried", v.evaluated, v.combos),
@@ -738,6 +744,7 @@ fn json_report(
                 "untuned": s.first.0,
                 "candidates": s.space,
                 "compiled": s.compiled,
+                "emulated": s.emulated,
                 "from_database": s.reused,
                 "skipped_by_bound": s.pruned,
                 "cut_short": s.cut_short,
@@ -748,7 +755,7 @@ fn json_report(
                     "bound_why": v.bound.why,
                     "combinations": v.combos,
                     "evaluated": v.evaluated,
-                    "skipped": v.pruned,
+                    "skipped": v.skipped,
                     "best_us": v.best_us,
                     "best_values": v.best_values,
                     "below_bound": v.below_bound,

@@ -1,30 +1,41 @@
-//! The optimistic lower bound on the time of a partly decided candidate (seed 001,
-//! `001_9e65c7c4352e71cc.txt` §5–6, Telamon): a nest's partition and data placement
-//! chosen, its tile sizes, unrolling and copy forms still open. No completion of the
-//! candidate is predicted faster than its bound, so the branch-and-bound search of
-//! [`super::search`] may skip every completion of a candidate whose bound is above the
-//! best time found, and never loses the best.
+//! The optimistic lower bound on the time of a candidate before it is compiled (seed 001,
+//! `001_9e65c7c4352e71cc.txt` §5–6, Telamon): a nest's partition, data placement and tile
+//! sizes chosen, its code not yet generated. No compile of the candidate is predicted
+//! faster than its bound, so the branch-and-bound search of [`super::search`] may skip a
+//! candidate whose bound is above the best time found, and a variant whose every tile
+//! size is, and never loses the best.
 //!
-//! As in §6.2, the bound looks at one thread, with the parallelism of the partition at its
-//! greatest (every mapped loop's iteration its own thread, as if all tiles were 1) and
-//! every other decision at its most favourable:
+//! Two bounds, the larger counts:
 //!
-//! - **issue** (equation 3): a thread issues at most one instruction per cycle, and each
-//!   instance of a statement it runs takes at least one;
-//! - **dependence chain** (equation 4): an update (`c += a * b`) whose element stays the
-//!   same across the loops a thread runs waits for the previous update's result, the
-//!   arithmetic pipes' shortest latency each time (unless the partition splits the sum
-//!   over threads);
-//! - each launch costs the device's launch overhead, and a nest inside loops kept on the
-//!   host launches once per iteration of them.
+//! - **one thread** (§6.2, equations 3 and 4): a thread issues at most one instruction per
+//!   cycle, each instance of a statement it runs taking at least one; and an update
+//!   (`c += a * b`) whose element stays the same across the loops a thread runs waits for
+//!   the previous update's result, the arithmetic pipes' shortest latency each time
+//!   (unless the partition splits the sum over threads).
+//! - **one SM** (§6.2, equation 8: the instructions each level of memory must serve),
+//!   from the tile sizes: the blocks a launch surely has, and the busiest SM's share of
+//!   them, each of whose warps issues at least, per thread, one arithmetic instruction per
+//!   instance of an update (on its type's pipe), and one load per distinct element the
+//!   thread reads (16 bytes of consecutive elements at most per load): from shared or
+//!   constant memory, a pass of the shared-memory pipe; from global memory, an issue of
+//!   the load/store unit and then a memory pipe; and one store per distinct element it
+//!   writes to global memory. The SM's four schedulers issue one instruction per cycle
+//!   each, and each pipe admits a warp instruction per its gap, as the emulator's
+//!   processing blocks do (`src/emulator/kernel.rs`): the busiest SM takes at least
+//!   `blocks x warps x max(instructions / 4, pipe instructions x gap)` cycles. Copies into
+//!   shared memory or registers and index arithmetic add to that and are not counted.
 //!
-//! Only statements whose iteration domain is a box at the sizes are counted (their
-//! instances are the product of the loops' ranges); the others add nothing, which keeps
-//! the bound a bound. The bound is checked against the emulator on every variant of the
-//! testsuite's kernels (`testsuite/tune_cases.rs`).
+//! Each launch adds the device's launch overhead, and a nest inside loops kept on the host
+//! launches once per iteration of them. Only statements whose iteration domain is a box
+//! at the sizes are counted (their instances are the product of the loops' ranges), and
+//! the SM bound only for a partition that does not split sums over threads, with its
+//! tile sizes known; the others add nothing, which keeps the bound a bound. It is checked
+//! against the emulator on every candidate of the testsuite's kernels
+//! (`testsuite/tune_cases.rs`, `benchmarks/tune_bound.py`).
 
 use crate::device::Device;
-use crate::poly::LoopId;
+use crate::frontend::ast::ScalarType;
+use crate::poly::{AccessId, ArrayKind, LoopId, ReductionOp, StatementId};
 use crate::strategy::analysis::Nests;
 use crate::strategy::{Nest, Variant};
 
@@ -36,80 +47,432 @@ pub struct Bound {
     pub why: String,
 }
 
-/// The least time the program can take with `variant` for `nest` (the other parts of the
-/// program taking no time at all).
-pub fn variant_bound(n: &Nests, nest: &Nest, variant: &Variant, device: &Device) -> Bound {
-    let part = &variant.partition;
-    let host: Vec<LoopId> = nest.host.iter().chain(&part.host).copied().collect();
-    let mut mapped: Vec<LoopId> = [Some(part.x), part.y, part.block_y, part.blocks_sum]
-        .into_iter()
-        .flatten()
-        .collect();
-    if let Some((_, l)) = part.split {
-        mapped.push(l);
+impl Bound {
+    /// The bound of the whole program when its other nests take at least `others`
+    /// microseconds (the program's time is the sum of its kernels').
+    pub fn plus(self, others: f64) -> Bound {
+        if others <= 0.0 {
+            return self;
+        }
+        Bound {
+            us: self.us + others,
+            why: format!(
+                "{}; the other nests at least {}",
+                self.why,
+                super::format_us(others)
+            ),
+        }
     }
-    let sums_split = !part.reduce.is_empty() || part.blocks_sum.is_some();
-    let r = &device.resources;
-    let latency = r
-        .fp32
-        .latency
-        .min(r.fp64.latency)
-        .min(r.int.latency)
-        .max(0.0);
-    let clock = device.throughput.sm_clock_mhz;
-    let mut best = Bound {
-        us: 0.0,
-        why: "no statement with a box-shaped domain to count".to_string(),
-    };
-    for &s in &nest.statements {
-        let st = &n.p.statements[s];
-        let Some(ranges) = n.p.box_ranges(s, &n.sizes) else {
-            continue;
+}
+
+/// The bounds of one nest's candidates: what does not depend on the candidate (the
+/// statements' ranges) found once.
+pub struct NestBounds<'a> {
+    n: &'a Nests<'a>,
+    nest: &'a Nest,
+    device: &'a Device,
+    /// The statements with box-shaped domains, and their loops' ranges.
+    boxes: Vec<(StatementId, Vec<i64>)>,
+}
+
+impl<'a> NestBounds<'a> {
+    pub fn new(n: &'a Nests<'a>, nest: &'a Nest, device: &'a Device) -> NestBounds<'a> {
+        let boxes = nest
+            .statements
+            .iter()
+            .filter_map(|&s| n.p.box_ranges(s, &n.sizes).map(|r| (s, r)))
+            .collect();
+        NestBounds {
+            n,
+            nest,
+            device,
+            boxes,
+        }
+    }
+
+    /// The least time the program can take with `variant` (at its parameters' current
+    /// values) for this nest, the other parts of the program taking no time at all.
+    pub fn of(&self, variant: &Variant) -> Bound {
+        let thread = self.one_thread(variant);
+        match self.one_sm(variant) {
+            Some(sm) if sm.us > thread.us => sm,
+            _ => thread,
+        }
+    }
+
+    fn launch_us(&self, launches: f64, cycles: f64) -> f64 {
+        launches
+            * (self.device.model.launch_overhead_us + cycles / self.device.throughput.sm_clock_mhz)
+    }
+
+    /// Host loops around the nest and those of the partition.
+    fn host(&self, v: &Variant) -> Vec<LoopId> {
+        self.nest
+            .host
+            .iter()
+            .chain(&v.partition.host)
+            .copied()
+            .collect()
+    }
+
+    /// The first bound of the module: one thread, the partition's parallelism at its
+    /// greatest (every mapped loop's iteration its own thread).
+    fn one_thread(&self, variant: &Variant) -> Bound {
+        let part = &variant.partition;
+        let host = self.host(variant);
+        let mut mapped: Vec<LoopId> = [Some(part.x), part.y, part.block_y, part.blocks_sum]
+            .into_iter()
+            .flatten()
+            .collect();
+        if let Some((_, l)) = part.split {
+            mapped.push(l);
+        }
+        let sums_split = !part.reduce.is_empty() || part.blocks_sum.is_some();
+        let r = &self.device.resources;
+        let latency = r
+            .fp32
+            .latency
+            .min(r.fp64.latency)
+            .min(r.int.latency)
+            .max(0.0);
+        let mut best = Bound {
+            us: 0.0,
+            why: "no statement with a box-shaped domain to count".to_string(),
         };
-        let written = n.loops_in_access(st.write);
-        let (mut launches, mut per_thread, mut chain) = (1.0f64, 1.0f64, 1.0f64);
-        for (l, range) in st.loops.iter().zip(&ranges) {
-            let range = *range as f64;
-            if host.contains(l) {
-                launches *= range;
-            } else if !mapped.contains(l) {
-                per_thread *= range;
-                if !written.contains(l) {
-                    chain *= range;
+        for (s, ranges) in &self.boxes {
+            let st = &self.n.p.statements[*s];
+            let written = self.n.loops_in_access(st.write);
+            let (mut launches, mut per_thread, mut chain) = (1.0f64, 1.0f64, 1.0f64);
+            for (l, range) in st.loops.iter().zip(ranges) {
+                let range = *range as f64;
+                if host.contains(l) {
+                    launches *= range;
+                } else if !mapped.contains(l) {
+                    per_thread *= range;
+                    if !written.contains(l) {
+                        chain *= range;
+                    }
+                }
+            }
+            let chain_cycles = if st.update.is_some() && !sums_split {
+                chain * latency
+            } else {
+                0.0
+            };
+            let (cycles, what) = if chain_cycles > per_thread {
+                (
+                    chain_cycles,
+                    format!(
+                        "dependence chain: {} updates of {} in a row per thread, {latency} cycles each",
+                        chain, st.name
+                    ),
+                )
+            } else {
+                (
+                    per_thread,
+                    format!("issue: {per_thread} instances of {} per thread", st.name),
+                )
+            };
+            let us = self.launch_us(launches, cycles);
+            if us > best.us {
+                best = Bound {
+                    us,
+                    why: format!("{what}{}", launches_text(launches)),
+                };
+            }
+        }
+        best
+    }
+
+    /// The second bound of the module: the busiest SM's instructions. `None` where the
+    /// partition's blocks or threads are not known from its tile sizes.
+    fn one_sm(&self, v: &Variant) -> Option<Bound> {
+        let shape = Shape::of(self.n, v)?;
+        let host = self.host(v);
+        let p = self.n.p;
+        let mut work = Work::default();
+        let mut launches = f64::INFINITY;
+        // Per array: the most distinct elements one thread reads and writes (loads
+        // counted at 16 bytes each at most), over the accesses.
+        let mut reads: Vec<(crate::poly::ArrayId, f64)> = Vec::new();
+        let mut writes: Vec<(crate::poly::ArrayId, f64)> = Vec::new();
+        let keep = |list: &mut Vec<(crate::poly::ArrayId, f64)>, a, n: f64| match list
+            .iter_mut()
+            .find(|(b, _)| *b == a)
+        {
+            Some((_, m)) => *m = m.max(n),
+            None => list.push((a, n)),
+        };
+        for (s, ranges) in &self.boxes {
+            let st = &p.statements[*s];
+            // A statement outside a loop mapped to threads: who runs it is not known here.
+            if shape.thread.iter().any(|(l, _)| !st.loops.contains(l)) {
+                continue;
+            }
+            let mut per_thread: Vec<(LoopId, i64)> = Vec::new();
+            let mut s_launches = 1.0f64;
+            for (l, range) in st.loops.iter().zip(ranges) {
+                if host.contains(l) {
+                    s_launches *= *range as f64;
+                    per_thread.push((*l, 1));
+                } else {
+                    let t = shape
+                        .thread
+                        .iter()
+                        .find(|(m, _)| m == l)
+                        .map_or(*range, |(_, t)| (*t).min(*range));
+                    per_thread.push((*l, t));
+                }
+            }
+            launches = launches.min(s_launches);
+            let instances: f64 = per_thread.iter().map(|(_, r)| *r as f64).product();
+            if let Some(u) = &st.update {
+                work.issue += instances;
+                // A double's sum or product runs on the FP64 pipe (a float's FP32 pipe
+                // admits four warp instructions per cycle, no fewer than issue does).
+                if matches!(u.op, ReductionOp::Add | ReductionOp::Mul)
+                    && p.arrays[p.accesses[st.write].array].elem == ScalarType::Double
+                {
+                    work.fp64 += instances;
+                }
+            }
+            let innermost = per_thread
+                .iter()
+                .rev()
+                .find(|(_, r)| *r > 1)
+                .map(|(l, _)| *l);
+            let mut here: Vec<(bool, crate::poly::ArrayId, f64)> = Vec::new();
+            let mut seen: Vec<(bool, &str)> = Vec::new();
+            for (k, &a) in std::iter::once(&st.write).chain(&st.reads).enumerate() {
+                let access = &p.accesses[a];
+                let array = &p.arrays[access.array];
+                if array.kind != ArrayKind::Outside || array.is_scalar() {
+                    continue;
+                }
+                let target = k == 0 || (k == 1 && st.update.is_some());
+                let moves = innermost.is_some_and(|l| self.n.loops_in_access(a).contains(&l));
+                let per_instance = match place(&v.placement, access.array) {
+                    Place::Registers => false,
+                    Place::Shared => !unrolled(v),
+                    Place::Constant => true,
+                    Place::Global => !target || moves,
+                };
+                let count = if per_instance {
+                    if seen.contains(&(access.is_write, access.text.as_str())) {
+                        continue;
+                    }
+                    seen.push((access.is_write, access.text.as_str()));
+                    instances
+                } else {
+                    loads(self.n, a, &per_thread, array.elem.size_bytes() as i64)
+                };
+                let key = (access.is_write, access.array);
+                match here.iter_mut().find(|(w, b, _)| (*w, *b) == key) {
+                    Some((_, _, m)) if per_instance => *m += count,
+                    Some((_, _, m)) => *m = m.max(count),
+                    None => here.push((key.0, key.1, count)),
+                }
+            }
+            for (is_write, array, count) in here {
+                keep(
+                    if is_write { &mut writes } else { &mut reads },
+                    array,
+                    count,
+                );
+            }
+        }
+        if launches.is_infinite() {
+            return None;
+        }
+        for (a, n) in reads {
+            match place(&v.placement, a) {
+                Place::Shared | Place::Constant => {
+                    work.shared += n;
+                    work.issue += n;
+                }
+                // The load/store unit's issue, then a memory pipe; registers are filled
+                // from global memory.
+                Place::Global | Place::Registers => {
+                    work.lsu += n;
+                    work.issue += 2.0 * n;
                 }
             }
         }
-        let chain_cycles = if st.update.is_some() && !sums_split {
-            chain * latency
-        } else {
-            0.0
-        };
-        let (cycles, what) = if chain_cycles > per_thread {
-            (
-                chain_cycles,
-                format!(
-                    "dependence chain: {} updates of {} in a row per thread, {latency} cycles each",
-                    chain, st.name
-                ),
-            )
-        } else {
-            (
-                per_thread,
-                format!("issue: {per_thread} instances of {} per thread", st.name),
-            )
-        };
-        let us = launches * (device.model.launch_overhead_us + cycles / clock);
-        if us > best.us {
-            let launches_text = if launches > 1.0 {
-                format!(", {launches} launches")
-            } else {
-                String::new()
-            };
-            best = Bound {
-                us,
-                why: format!("{what}{launches_text}"),
-            };
+        for (a, n) in writes {
+            if place(&v.placement, a) != Place::Shared {
+                work.lsu += n;
+                work.issue += 2.0 * n;
+            }
         }
+        let r = &self.device.resources;
+        let pipes = [
+            (work.issue / SCHEDULERS, "instructions issued".to_string()),
+            (
+                work.shared * r.shared.gap,
+                "shared-memory loads".to_string(),
+            ),
+            (work.lsu * r.lsu.gap, "global loads and stores".to_string()),
+            (work.fp64 * r.fp64.gap, "FP64 updates".to_string()),
+        ];
+        let (per_warp, what) = pipes.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+        let sms = self.device.limits.sms as f64;
+        if shape.blocks < 1.0 || per_warp <= 0.0 {
+            return None;
+        }
+        let per_sm = (shape.blocks / shape.blocks.min(sms)).ceil();
+        let warps = (shape.threads as f64 / self.device.limits.warp_size as f64).ceil();
+        let cycles = per_sm * warps * per_warp;
+        Some(Bound {
+            us: self.launch_us(launches, cycles),
+            why: format!(
+                "SM: {per_sm} blocks of {warps} warps on the busiest SM, {what} {per_warp:.0} cycles a warp{}",
+                launches_text(launches)
+            ),
+        })
     }
-    best
+}
+
+/// Where a variant keeps an array.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Place {
+    Registers,
+    Shared,
+    Constant,
+    Global,
+}
+
+fn place(p: &crate::strategy::placement::Placement, a: crate::poly::ArrayId) -> Place {
+    if p.registers.contains(&a) {
+        Place::Registers
+    } else if p.shared.contains(&a) {
+        Place::Shared
+    } else if p.constant.contains(&a) {
+        Place::Constant
+    } else {
+        Place::Global
+    }
+}
+
+/// Whether the variant's recipe unrolls the loops inside its threads (the outer-product
+/// and cyclic forms), making straight-line runs of statements in which nvcc loads each
+/// shared element once ([`crate::emulator`]'s runs). Elsewhere every instance of a
+/// statement loads what it reads from shared, constant and global memory (but the
+/// element an update accumulates into, which stays in a register along a loop it does
+/// not move with), and stores what it writes to global memory.
+fn unrolled(v: &Variant) -> bool {
+    v.register_tiled() || v.value("RT").is_some()
+}
+
+/// The emulator's processing blocks per SM, each issuing one warp instruction per cycle.
+const SCHEDULERS: f64 = 4.0;
+
+/// Per thread: instructions issued, and those on each counted pipe.
+#[derive(Default)]
+struct Work {
+    issue: f64,
+    shared: f64,
+    lsu: f64,
+    fp64: f64,
+}
+
+/// How a variant's tile sizes divide a launch: its threads per block, the blocks it
+/// surely has (whole ones: a partial block's share of busy threads is sampled by the
+/// emulator, so a partial tile counts at most 0.8 of its dimension's blocks), and the
+/// iterations of each loop mapped to threads that one thread runs.
+struct Shape {
+    threads: i64,
+    blocks: f64,
+    thread: Vec<(LoopId, i64)>,
+}
+
+impl Shape {
+    fn of(n: &Nests, v: &Variant) -> Option<Shape> {
+        let part = &v.partition;
+        if !part.reduce.is_empty() || part.blocks_sum.is_some() || part.split.is_some() {
+            return None;
+        }
+        let tx = v.value("TX")?;
+        let rx = v.value("RX").unwrap_or(1);
+        let mut threads = tx / rx.max(1);
+        let mut thread = vec![(part.x, rx)];
+        let whole = |l: LoopId, t: i64| -> Option<f64> {
+            let e = n.extent(l)?;
+            Some(if e % t == 0 {
+                (e / t) as f64
+            } else {
+                (e / t) as f64 * 0.8
+            })
+        };
+        let mut blocks = whole(part.x, tx)?;
+        if let Some(y) = part.y {
+            let ty = v.value("TY")?;
+            let ry = v.value("RY").or(v.value("RT")).unwrap_or(1);
+            threads *= ty / ry.max(1);
+            thread.push((y, ry));
+            blocks *= whole(y, ty)?;
+        }
+        if let Some(b) = part.block_y {
+            blocks *= n.extent(b)? as f64;
+            thread.push((b, 1));
+        }
+        (threads > 0).then_some(Shape {
+            threads,
+            blocks,
+            thread,
+        })
+    }
+}
+
+/// The fewest loads (or stores) one thread needs for the distinct elements access `a`
+/// touches, the thread running `per_thread` iterations of each loop: each subscript of a
+/// single loop takes that loop's range of values (the product over the subscripts, where
+/// no loop appears in two), consecutive elements along the last dimension merge into
+/// 16-byte vectors.
+fn loads(n: &Nests, a: AccessId, per_thread: &[(LoopId, i64)], elem_bytes: i64) -> f64 {
+    let rank = n.p.accesses[a].subscripts.len();
+    let range = |l: LoopId| per_thread.iter().find(|(m, _)| *m == l).map_or(1, |x| x.1);
+    let mut used: Vec<LoopId> = Vec::new();
+    let mut separable = true;
+    let mut dims: Vec<i64> = Vec::new();
+    for d in 0..rank {
+        let loops = n.loops_in_subscript(a, d);
+        let known: Vec<LoopId> = loops
+            .iter()
+            .copied()
+            .filter(|l| n.coefficient(a, d, *l).is_some_and(|c| c != 0))
+            .collect();
+        if loops.len() > 1 || loops.iter().any(|l| used.contains(l)) {
+            separable = false;
+        }
+        used.extend(&loops);
+        dims.push(known.iter().map(|l| range(*l)).max().unwrap_or(1));
+    }
+    let distinct: f64 = if separable {
+        dims.iter().map(|x| *x as f64).product()
+    } else {
+        dims.iter().copied().max().unwrap_or(1) as f64
+    };
+    let vector = (16 / elem_bytes.max(1)).max(1);
+    let last = dims.last().copied().unwrap_or(1);
+    if rank == 0 || last <= 1 {
+        return distinct;
+    }
+    let unit = n
+        .loops_in_subscript(a, rank - 1)
+        .iter()
+        .any(|l| matches!(n.coefficient(a, rank - 1, *l), Some(1 | -1)));
+    if separable && unit {
+        distinct / last as f64 * ((last + vector - 1) / vector) as f64
+    } else {
+        // Strided or mixed subscripts: another access may read the elements between.
+        (distinct / vector as f64).ceil()
+    }
+}
+
+fn launches_text(launches: f64) -> String {
+    if launches > 1.0 {
+        format!(", {launches} launches")
+    } else {
+        String::new()
+    }
 }

@@ -57,6 +57,8 @@ pub struct Ranked {
     pub estimate: Estimate,
     /// Recipes compiled and estimated.
     pub considered: usize,
+    /// Of those, the ones the emulator predicted a time for.
+    pub emulated: usize,
     pub rows: Vec<Row>,
     /// The refinements tried on the chosen variants (wide copies, double buffering): what
     /// each is, the predicted time with it (or why it failed) against the time without,
@@ -122,6 +124,7 @@ pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Resul
         kept,
     };
     let considered = with.considered + without.considered;
+    let emulated = with.emulated + without.emulated;
     let (with_reused, without_reused) = (with.reused, without.reused);
     let mut evaluated = std::mem::take(&mut with.evaluated);
     evaluated.extend(without.evaluated.iter().cloned());
@@ -129,6 +132,7 @@ pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Resul
         with = without;
     }
     with.considered = considered;
+    with.emulated = emulated;
     with.evaluated = evaluated;
     with.reused = with_reused + without_reused;
     with.refinements.insert(0, refinement);
@@ -325,6 +329,7 @@ fn attempt(
                 evals.considered += 1;
                 let outcome =
                     compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &base);
+                evals.emulated += usize::from(outcome.is_ok());
                 if let Some(record) = o.on_evaluated.as_mut() {
                     record(&base, &outcome);
                 }
@@ -340,6 +345,7 @@ fn attempt(
         recipe: String::new(),
         estimate,
         considered: evals.considered,
+        emulated: evals.emulated,
         rows,
         refinements: tried,
         evaluated: evals.evaluated(),
@@ -569,6 +575,7 @@ fn demote_costly_nests(
                 r.considered += 1;
                 let outcome =
                     compile_and_estimate(program, deps, o.macros, o.device, o.sizes, &text);
+                r.emulated += usize::from(outcome.is_ok());
                 if let Some(record) = o.on_evaluated.as_mut() {
                     record(&text, &outcome);
                 }
@@ -626,6 +633,8 @@ pub(crate) struct Evaluations {
     pub(crate) memo: std::collections::HashMap<String, Result<Estimate, String>>,
     /// Recipes compiled.
     pub(crate) considered: usize,
+    /// Of those, the ones the emulator predicted a time for.
+    pub(crate) emulated: usize,
     /// Evaluations expected so far, for the progress callback.
     pub(crate) expected: usize,
     /// Outcomes taken from [`RankOptions::known`] instead of compiling.
@@ -700,6 +709,7 @@ impl Evaluations {
                 if let Some(record) = o.on_evaluated.as_mut() {
                     record(&texts[k], &r);
                 }
+                self.emulated += usize::from(r.is_ok());
                 self.memo.insert(texts[k].clone(), r);
                 self.considered += 1;
                 (o.progress)(self.considered, self.expected);

@@ -11,7 +11,7 @@
 //! emulated. Last, the unroll depth and the copy forms are tried on the best, as
 //! [`super::rank`] does. With `exhaustive`, nothing is skipped: the tests compare both.
 
-use super::bound::{self, Bound};
+use super::bound::{Bound, NestBounds};
 use super::{
     describe, describe_form, describe_values, keep_best, refine, text_of, Best, Evaluations,
     RankOptions, PARAM_LINE,
@@ -55,8 +55,9 @@ pub struct VariantReport {
     pub combos: usize,
     /// Those compiled and emulated (or read from the database).
     pub evaluated: usize,
-    /// Skipped: the bound was not below the best time found.
-    pub pruned: bool,
+    /// Combinations skipped: their bound was not below the best time found (all of
+    /// them where the variant's bound was not).
+    pub skipped: usize,
     /// The fastest predicted time among its evaluated combinations, and their tile sizes.
     pub best_us: Option<f64>,
     pub best_values: Option<String>,
@@ -79,8 +80,11 @@ pub struct Searched {
     pub variants: Vec<VariantReport>,
     /// Candidates in the space (variants x tile sizes, over the nests).
     pub space: usize,
-    /// Recipes compiled and emulated by this search, the pick's ranking included.
+    /// Recipes compiled by this search, the pick's ranking included.
     pub compiled: usize,
+    /// Of those, the ones the emulator predicted a time for (the others failed to
+    /// compile: illegal, or too large for the device).
+    pub emulated: usize,
     /// Outcomes read from the database instead.
     pub reused: usize,
     /// Candidates skipped by the bound.
@@ -120,24 +124,45 @@ pub fn search(
         s.runs
             .map_or(usize::MAX, |n| n.saturating_sub(evals.considered))
     };
-    for (k, nest) in plan.nests().into_iter().enumerate() {
-        let mut order: Vec<(Bound, usize)> = nest
+    let all_nests = plan.nests();
+    let all_bounds: Vec<NestBounds> = all_nests
+        .iter()
+        .map(|nest| NestBounds::new(&nests, nest, o.device))
+        .collect();
+    for (k, nest) in all_nests.into_iter().enumerate() {
+        let bounds = &all_bounds[k];
+        // The program's other nests, at their variants so far, take at least this long.
+        let others: f64 = (0..all_bounds.len())
+            .filter(|j| *j != k)
+            .map(|j| all_bounds[j].of(&chosen[j]).us)
+            .sum();
+        // Each variant with its combinations' bounds, the variant's bound their least.
+        let mut order: Vec<(Bound, usize, Vec<Bound>)> = nest
             .variants
             .iter()
             .enumerate()
-            .map(|(j, v)| (bound::variant_bound(&nests, nest, v, o.device), j))
+            .map(|(j, v)| {
+                let each: Vec<Bound> = combos(v)
+                    .iter()
+                    .map(|c| bounds.of(&v.with_values(c)).plus(others))
+                    .collect();
+                let least = each
+                    .iter()
+                    .min_by(|a, b| a.us.total_cmp(&b.us))
+                    .cloned()
+                    .unwrap_or_else(|| bounds.of(v).plus(others));
+                (least, j, each)
+            })
             .collect();
         order.sort_by(|a, b| a.0.us.total_cmp(&b.0.us).then(a.1.cmp(&b.1)));
         let mut nest_best: Option<Variant> = None;
-        for (b, j) in order {
+        for (b, j, each) in order {
             let v = &nest.variants[j];
-            let all: Vec<Vec<i64>> = combos(v)
-                .into_iter()
-                .enumerate()
-                .filter(|(c, _)| s.mine(number + c))
-                .map(|(_, c)| c)
-                .collect();
-            let count = combos(v).len();
+            let all = combos(v);
+            let count = all.len();
+            // This search's combinations, least bound first.
+            let mut mine: Vec<usize> = (0..count).filter(|c| s.mine(number + c)).collect();
+            mine.sort_by(|x, y| each[*x].us.total_cmp(&each[*y].us).then(x.cmp(y)));
             number += count;
             space += count;
             let mut report = VariantReport {
@@ -146,61 +171,78 @@ pub fn search(
                 bound: b.clone(),
                 combos: count,
                 evaluated: 0,
-                pruned: false,
+                skipped: 0,
                 best_us: None,
                 best_values: None,
                 below_bound: 0,
             };
-            let best_us = best.as_ref().map_or(f64::INFINITY, |(r, _, _)| r.0);
-            if !s.exhaustive && b.us >= best_us {
-                report.pruned = true;
+            let best_us = |best: &Best| best.as_ref().map_or(f64::INFINITY, |(r, _, _)| r.0);
+            if !s.exhaustive && b.us >= best_us(&best) {
+                report.skipped = count;
                 pruned += count;
                 reports.push(report);
                 continue;
             }
-            let left = budget_left(&evals);
-            if left == 0 || s.deadline.is_some_and(|d| Instant::now() >= d) {
-                cut_short = true;
-                reports.push(report);
-                continue;
-            }
-            evals.expected += all.len();
-            let trials: Vec<Variant> = all.iter().map(|c| v.with_values(c)).collect();
-            let texts: Vec<String> = trials
-                .iter()
-                .map(|t| {
-                    let mut whole = chosen.clone();
-                    whole[k] = t.clone();
-                    text_of(&plan, program, &whole, 0)
-                })
-                .collect();
-            // The budget counts compiles: texts already known cost nothing.
-            let mut take = 0;
-            let mut new = 0;
-            for t in &texts {
-                if !evals.memo.contains_key(t) && !o.known.is_some_and(|kn| kn.contains_key(t)) {
-                    if new == left {
-                        cut_short = true;
-                        break;
-                    }
-                    new += 1;
+            // A few at a time, so that a better time found prunes the rest.
+            let mut at = 0;
+            while at < mine.len() {
+                let left = budget_left(&evals);
+                if left == 0 || s.deadline.is_some_and(|d| Instant::now() >= d) {
+                    cut_short = true;
+                    break;
                 }
-                take += 1;
-            }
-            let outcomes = evals.run(program, deps, o, &texts[..take]);
-            for (t, outcome) in outcomes.iter().enumerate() {
-                report.evaluated += 1;
-                if let Ok(est) = outcome {
-                    if report.best_us.is_none_or(|b| est.time_us < b) {
-                        report.best_us = Some(est.time_us);
-                        report.best_values = Some(describe_values(&trials[t]));
+                let next = &mine[at..(at + CHUNK).min(mine.len())];
+                at += next.len();
+                let bar = best_us(&best);
+                let chunk: Vec<usize> = next
+                    .iter()
+                    .copied()
+                    .filter(|c| s.exhaustive || each[*c].us < bar)
+                    .collect();
+                report.skipped += next.len() - chunk.len();
+                pruned += next.len() - chunk.len();
+                let trials: Vec<Variant> = chunk.iter().map(|c| v.with_values(&all[*c])).collect();
+                let texts: Vec<String> = trials
+                    .iter()
+                    .map(|t| {
+                        let mut whole = chosen.clone();
+                        whole[k] = t.clone();
+                        text_of(&plan, program, &whole, 0)
+                    })
+                    .collect();
+                // The budget counts compiles: texts already known cost nothing.
+                let mut take = 0;
+                let mut new = 0;
+                for t in &texts {
+                    if !evals.memo.contains_key(t) && !o.known.is_some_and(|kn| kn.contains_key(t))
+                    {
+                        if new == left {
+                            cut_short = true;
+                            break;
+                        }
+                        new += 1;
                     }
-                    if est.time_us < b.us {
-                        report.below_bound += 1;
+                    take += 1;
+                }
+                evals.expected += take;
+                let outcomes = evals.run(program, deps, o, &texts[..take]);
+                for (t, outcome) in outcomes.iter().enumerate() {
+                    report.evaluated += 1;
+                    if let Ok(est) = outcome {
+                        if report.best_us.is_none_or(|b| est.time_us < b) {
+                            report.best_us = Some(est.time_us);
+                            report.best_values = Some(describe_values(&trials[t]));
+                        }
+                        if est.time_us < each[chunk[t]].us {
+                            report.below_bound += 1;
+                        }
+                    }
+                    if keep_best(&mut best, outcome, &texts[t]) {
+                        nest_best = Some(trials[t].clone());
                     }
                 }
-                if keep_best(&mut best, outcome, &texts[t]) {
-                    nest_best = Some(trials[t].clone());
+                if take < texts.len() {
+                    break;
                 }
             }
             reports.push(report);
@@ -256,11 +298,16 @@ pub fn search(
         variants: reports,
         space,
         compiled: evals.considered + pick.considered,
+        emulated: evals.emulated + pick.emulated,
         reused: evals.reused + pick.reused,
         pruned,
         cut_short,
     })
 }
+
+/// Combinations compiled at a time within a variant: a better time found by one batch
+/// prunes those of the next whose bound it beats.
+const CHUNK: usize = 4;
 
 /// A variant's tile-size combinations (its current values when it has none).
 fn combos(v: &Variant) -> Vec<Vec<i64>> {
@@ -393,6 +440,7 @@ pub fn search_params(
         variants: Vec::new(),
         space,
         compiled: evals.considered,
+        emulated: evals.emulated,
         reused: evals.reused,
         pruned: 0,
         cut_short,
