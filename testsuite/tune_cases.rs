@@ -63,6 +63,41 @@ fn the_bound_is_below_every_emulated_time_and_pruning_keeps_the_best() {
     }
 }
 
+/// The SGEMM's candidates are within a few times of each other; the bound counts what
+/// their placements and tile sizes make each SM issue, and tells most of them apart: more
+/// than half are skipped, and none of those evaluated beats its bound. (That the best is
+/// the exhaustive search's is checked above on smaller spaces, and on this one by
+/// `benchmarks/tune_bound.py`: the exhaustive search takes too long for the testsuite.)
+#[test]
+fn the_bound_skips_most_of_a_matrix_products_candidates() {
+    let db = scratch_path("gemm-bound.jsonl");
+    let db = db.display().to_string();
+    let (code, out, err) = tune(&[
+        "testsuite/strategy/kernels/gemm_nn.c",
+        "--db",
+        &db,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let size = json_of(&out)["sizes"][0].clone();
+    let candidates = size["candidates"].as_u64().unwrap();
+    assert!(
+        size["skipped_by_bound"].as_u64().unwrap() * 2 > candidates,
+        "{size}"
+    );
+    assert!(
+        size["emulated"].as_u64().unwrap() * 2 < candidates,
+        "{size}"
+    );
+    for v in size["variants"].as_array().unwrap() {
+        assert_eq!(v["below_bound"], 0, "{v}");
+    }
+    assert!(
+        size["best_us"].as_f64() <= size["untuned_us"].as_f64(),
+        "{size}"
+    );
+}
+
 #[test]
 fn a_second_run_reads_the_database_and_merging_keeps_each_record_once() {
     let db = scratch_path("resume.jsonl");

@@ -243,8 +243,8 @@ pub(super) fn compile(
         RecipeSource::Text(text) => (GENERATED_RECIPE.to_string(), text),
         RecipeSource::Generate(sizes) => {
             let (program, deps) = &programs[0];
-            let r = rank_with_progress(program, deps, &macros, device, sizes, color).map_err(
-                |why| {
+            let r = rank_with_progress(program, deps, &macros, device, sizes, color, true)
+                .map_err(|why| {
                     let d = Diagnostic::error_nowhere(format!(
                         "gpucc found no recipe for {}: {why}",
                         program.unit.describe()
@@ -253,8 +253,7 @@ pub(super) fn compile(
                         "write a recipe (recipes/README.md) and pass it with --recipe R.lua",
                     );
                     report_failure(&sources, &[d], err, color)
-                },
-            )?;
+                })?;
             let text = r.recipe.clone();
             ranked = Some(r);
             (GENERATED_RECIPE.to_string(), text)
@@ -350,6 +349,7 @@ fn rank_with_progress(
     device: &Device,
     sizes: &[(String, i64)],
     color: bool,
+    prune: bool,
 ) -> Result<Ranked, String> {
     let bar = if color {
         indicatif::ProgressBar::new(0)
@@ -372,6 +372,7 @@ fn rank_with_progress(
         progress: &mut progress,
         known: None,
         on_evaluated: None,
+        prune,
     };
     let r = tune::rank(program, deps, &mut options);
     bar.finish_and_clear();
@@ -399,7 +400,7 @@ pub(super) fn strategies_command(
         Err(code) => return code,
     };
     let (program, deps) = &programs[0];
-    let ranked = match rank_with_progress(program, deps, &macros, &device, &[], color) {
+    let ranked = match rank_with_progress(program, deps, &macros, &device, &[], color, false) {
         Ok(r) => r,
         Err(why) => {
             let d = Diagnostic::error_nowhere(format!(

@@ -41,8 +41,13 @@ pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
     };
     let _ = writeln!(
         err,
-        "gpucc: chose {what} among {} candidates; predicted {}{assumed} on the {} (estimate, not measured)",
-        r.considered,
+        "gpucc: chose {what} among {} candidates{}; predicted {}{assumed} on the {} (estimate, not measured)",
+        r.considered + r.skipped,
+        if r.skipped > 0 {
+            format!(" ({} compiled, {} skipped by their lower bound)", r.considered, r.skipped)
+        } else {
+            String::new()
+        },
         format_us(r.estimate.time_us),
         d.name
     );
@@ -101,11 +106,17 @@ pub fn text(p: &Program, r: &Ranked, d: &Device) -> String {
                     t(a).total_cmp(&t(b))
                 });
                 let ok = rows.iter().filter(|x| x.outcome.is_ok()).count();
+                let skipped = rows.iter().filter(|x| x.bound_us.is_some()).count();
                 let _ = writeln!(
                     s,
-                    "  {} variants compiled and estimated, {} refused by the dependence checks or the device",
+                    "  {} variants compiled and estimated, {} refused by the dependence checks or the device{}",
                     ok,
-                    rows.len() - ok
+                    rows.len() - ok - skipped,
+                    if skipped > 0 {
+                        format!(", {skipped} not compiled (their lower bound is above the fastest time found)")
+                    } else {
+                        String::new()
+                    }
                 );
                 for (j, row) in rows.iter().enumerate() {
                     match &row.outcome {
@@ -119,6 +130,14 @@ pub fn text(p: &Program, r: &Ranked, d: &Device) -> String {
                             );
                         }
                         Ok(_) => {}
+                        Err(_) if row.bound_us.is_some() => {
+                            let _ = writeln!(
+                                s,
+                                "      skipped     {}: bound {}",
+                                row.description,
+                                format_us(row.bound_us.unwrap_or_default())
+                            );
+                        }
                         Err(why) => {
                             let _ = writeln!(s, "      refused     {}: {why}", row.description);
                         }
@@ -179,9 +198,14 @@ pub fn text(p: &Program, r: &Ranked, d: &Device) -> String {
     );
     let _ = writeln!(
         s,
-        "\nPredicted (abstract kernel emulation, seed 000; an estimate, not a measurement): {} in all, {} candidates compiled",
+        "\nPredicted (abstract kernel emulation, seed 000; an estimate, not a measurement): {} in all, {} candidates compiled{}",
         format_us(r.estimate.time_us),
-        r.considered
+        r.considered,
+        if r.skipped > 0 {
+            format!(", {} skipped by their lower bound", r.skipped)
+        } else {
+            String::new()
+        }
     );
     for e in &r.estimate.kernels {
         let w = &e.work;
@@ -216,9 +240,12 @@ pub fn json(p: &Program, r: &Ranked, d: &Device) -> String {
                     .rows
                     .iter()
                     .filter(|x| x.nest == k)
-                    .map(|x| match &x.outcome {
-                        Ok(t) => json!({"description": x.description, "predicted_time_us": t}),
-                        Err(e) => json!({"description": x.description, "refused": e}),
+                    .map(|x| match (&x.outcome, x.bound_us) {
+                        (Ok(t), _) => json!({"description": x.description, "predicted_time_us": t}),
+                        (Err(_), Some(b)) => {
+                            json!({"description": x.description, "skipped_lower_bound_us": b})
+                        }
+                        (Err(e), None) => json!({"description": x.description, "refused": e}),
                     })
                     .collect();
                 nests.push(json!({
@@ -267,6 +294,7 @@ pub fn json(p: &Program, r: &Ranked, d: &Device) -> String {
         "device": d.id,
         "predicted_time_us": r.estimate.time_us,
         "candidates_compiled": r.considered,
+        "candidates_skipped_by_bound": r.skipped,
         "refinements": r.refinements.iter().map(|x| match &x.outcome {
             Ok(t) => json!({"what": x.what, "predicted_time_us": t, "without_us": x.before_us, "kept": x.kept}),
             Err(e) => json!({"what": x.what, "refused": e, "without_us": x.before_us, "kept": false}),

@@ -517,6 +517,7 @@ pub(super) fn tune_size(
         progress: &mut progress,
         known: Some(&known),
         on_evaluated: Some(&mut record),
+        prune: !job.exhaustive,
     };
     let s = SearchOptions {
         exhaustive: job.exhaustive,

@@ -2037,6 +2037,19 @@ struct Ops {
     fused: u32,
 }
 
+/// The instructions one instance of source statement `id` issues besides its loads and
+/// stores where it is not part of a straight-line run ([`runs`]): its address arithmetic,
+/// its arithmetic (a fused multiply-add once) and its special functions with their range
+/// reduction, as [`Walker::instance`] counts them (for `gpucc tune`'s lower bound).
+pub(crate) fn instance_operations(p: &crate::poly::Program, id: usize) -> u32 {
+    let root = match p.statements[id].kind {
+        StatementKind::Assign(e) | StatementKind::Init { value: e } => e,
+    };
+    let mut ops = Ops::default();
+    count_ops(&p.unit.ast, root, &mut ops);
+    ops.index + ops.arith + 5 * ops.special
+}
+
 /// Arithmetic in a statement: operators and calls, and one integer operation per array
 /// access for its address (affine subscripts are strength-reduced by nvcc).
 fn count_ops(ast: &crate::frontend::ast::Ast, e: crate::frontend::ast::ExprId, ops: &mut Ops) {

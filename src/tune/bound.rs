@@ -1,37 +1,46 @@
 //! The optimistic lower bound on the time of a candidate before it is compiled (seed 001,
 //! `001_9e65c7c4352e71cc.txt` §5–6, Telamon): a nest's partition, data placement and tile
 //! sizes chosen, its code not yet generated. No compile of the candidate is predicted
-//! faster than its bound, so the branch-and-bound search of [`super::search`] may skip a
-//! candidate whose bound is above the best time found, and a variant whose every tile
-//! size is, and never loses the best.
+//! faster than its bound, so the ranking ([`super::rank`]) and `gpucc tune`'s branch and
+//! bound ([`super::search`]) may skip a candidate whose bound is above the best time
+//! found, and a variant whose every tile size is, and never lose the best.
 //!
-//! Two bounds, the larger counts:
+//! The largest of:
 //!
 //! - **one thread** (§6.2, equations 3 and 4): a thread issues at most one instruction per
 //!   cycle, each instance of a statement it runs taking at least one; and an update
 //!   (`c += a * b`) whose element stays the same across the loops a thread runs waits for
 //!   the previous update's result, the arithmetic pipes' shortest latency each time
 //!   (unless the partition splits the sum over threads).
-//! - **one SM** (§6.2, equation 8: the instructions each level of memory must serve),
-//!   from the tile sizes: the blocks a launch surely has, and the busiest SM's share of
-//!   them, each of whose warps issues at least, per thread, one arithmetic instruction per
-//!   instance of an update (on its type's pipe), and one load per distinct element the
-//!   thread reads (16 bytes of consecutive elements at most per load): from shared or
-//!   constant memory, a pass of the shared-memory pipe; from global memory, an issue of
-//!   the load/store unit and then a memory pipe; and one store per distinct element it
-//!   writes to global memory. The SM's four schedulers issue one instruction per cycle
-//!   each, and each pipe admits a warp instruction per its gap, as the emulator's
-//!   processing blocks do (`src/emulator/kernel.rs`): the busiest SM takes at least
-//!   `blocks x warps x max(instructions / 4, pipe instructions x gap)` cycles. Copies into
-//!   shared memory or registers and index arithmetic add to that and are not counted.
+//! - **the busiest SM** (§6.2, equation 8: the instructions each level of memory must
+//!   serve), from the tile sizes: the blocks a launch surely has and the busiest SM's
+//!   share of them, each of whose warps issues per thread at least one arithmetic
+//!   instruction per instance of an update (a double's on the FP64 pipe) and one load per
+//!   distinct element the thread reads (16 bytes of consecutive elements at most per
+//!   load): from shared or constant memory, a pass of the shared-memory pipe; from global
+//!   memory, an issue of the load/store unit and then a memory pipe; and one store per
+//!   distinct element it writes to global memory. Where the variant unrolls nothing (not
+//!   the outer-product or cyclic forms), no straight-line run of statements shares loads:
+//!   what moves along the innermost loop a thread runs is loaded at every instance, as is
+//!   every global and constant read but an update's own element, and a statement alone
+//!   in that loop issues its address and arithmetic work at every instance too
+//!   ([`crate::emulator::workload::instance_operations`]). As the emulator's processing
+//!   blocks do (`src/emulator/kernel.rs`), each of the SM's four schedulers runs a quarter
+//!   of the resident warps, rounded up by whole warps, one instruction per cycle (the
+//!   least over the residencies the SM may have), and each pipe admits the SM's warps'
+//!   instructions at its gap. Copies into shared memory or registers, loop overhead and
+//!   latencies add to that and are not counted.
+//! - **the DRAM floor** the emulator puts under every launch: the bytes of the global
+//!   arrays the nest touches at the device's bandwidth (for a nest launched once).
 //!
 //! Each launch adds the device's launch overhead, and a nest inside loops kept on the host
-//! launches once per iteration of them. Only statements whose iteration domain is a box
-//! at the sizes are counted (their instances are the product of the loops' ranges), and
-//! the SM bound only for a partition that does not split sums over threads, with its
-//! tile sizes known; the others add nothing, which keeps the bound a bound. It is checked
-//! against the emulator on every candidate of the testsuite's kernels
-//! (`testsuite/tune_cases.rs`, `benchmarks/tune_bound.py`).
+//! launches once per iteration of them; the search adds the other nests' bounds (the
+//! program's time is the sum of its kernels'). Only statements whose iteration domain is a
+//! box at the sizes are counted (their instances are the product of the loops' ranges),
+//! and the SM bound only for a partition that does not split sums over threads; the
+//! others add nothing, which keeps the bound a bound. It is checked against the emulator
+//! on every candidate of the testsuite's kernels (`testsuite/tune_cases.rs`,
+//! `benchmarks/tune_bound.py`).
 
 use crate::device::Device;
 use crate::frontend::ast::ScalarType;
@@ -93,11 +102,13 @@ impl<'a> NestBounds<'a> {
     /// The least time the program can take with `variant` (at its parameters' current
     /// values) for this nest, the other parts of the program taking no time at all.
     pub fn of(&self, variant: &Variant) -> Bound {
-        let thread = self.one_thread(variant);
-        match self.one_sm(variant) {
-            Some(sm) if sm.us > thread.us => sm,
-            _ => thread,
-        }
+        [self.one_sm(variant), self.dram_floor(variant)]
+            .into_iter()
+            .flatten()
+            .fold(
+                self.one_thread(variant),
+                |a, b| if b.us > a.us { b } else { a },
+            )
     }
 
     fn launch_us(&self, launches: f64, cycles: f64) -> f64 {
@@ -226,8 +237,22 @@ impl<'a> NestBounds<'a> {
             }
             launches = launches.min(s_launches);
             let instances: f64 = per_thread.iter().map(|(_, r)| *r as f64).product();
-            if let Some(u) = &st.update {
+            let innermost = per_thread
+                .iter()
+                .rev()
+                .find(|(_, r)| *r > 1)
+                .map(|(l, _)| *l);
+            // Alone in the innermost loop it runs, and nothing unrolled: no straight-line
+            // run shares its address or arithmetic work with a neighbour.
+            let alone = !unrolled(v)
+                && innermost.is_some_and(|l| self.n.statements_in(l).as_slice() == [*s]);
+            if alone {
+                work.issue +=
+                    instances * crate::emulator::workload::instance_operations(p, *s) as f64;
+            } else if st.update.is_some() {
                 work.issue += instances;
+            }
+            if let Some(u) = &st.update {
                 // A double's sum or product runs on the FP64 pipe (a float's FP32 pipe
                 // admits four warp instructions per cycle, no fewer than issue does).
                 if matches!(u.op, ReductionOp::Add | ReductionOp::Mul)
@@ -236,11 +261,6 @@ impl<'a> NestBounds<'a> {
                     work.fp64 += instances;
                 }
             }
-            let innermost = per_thread
-                .iter()
-                .rev()
-                .find(|(_, r)| *r > 1)
-                .map(|(l, _)| *l);
             let mut here: Vec<(bool, crate::poly::ArrayId, f64)> = Vec::new();
             let mut seen: Vec<(bool, &str)> = Vec::new();
             for (k, &a) in std::iter::once(&st.write).chain(&st.reads).enumerate() {
@@ -305,31 +325,107 @@ impl<'a> NestBounds<'a> {
             }
         }
         let r = &self.device.resources;
-        let pipes = [
-            (work.issue / SCHEDULERS, "instructions issued".to_string()),
-            (
-                work.shared * r.shared.gap,
-                "shared-memory loads".to_string(),
-            ),
-            (work.lsu * r.lsu.gap, "global loads and stores".to_string()),
-            (work.fp64 * r.fp64.gap, "FP64 updates".to_string()),
-        ];
-        let (per_warp, what) = pipes.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
-        let sms = self.device.limits.sms as f64;
-        if shape.blocks < 1.0 || per_warp <= 0.0 {
+        let l = &self.device.limits;
+        if shape.blocks < 1.0 {
             return None;
         }
-        let per_sm = (shape.blocks / shape.blocks.min(sms)).ceil();
-        let warps = (shape.threads as f64 / self.device.limits.warp_size as f64).ceil();
-        let cycles = per_sm * warps * per_warp;
+        let sms = l.sms as f64;
+        let per_sm = (shape.blocks / shape.blocks.min(sms)).ceil() as i64;
+        let warps = (shape.threads + l.warp_size - 1) / l.warp_size;
+        // Issue: a processing block runs a quarter of the resident warps, rounded up by
+        // whole warps (a block of two warps leaves two of the four idle), one instruction
+        // a cycle; over the residencies the SM may have, the least.
+        let most = per_sm
+            .min(l.max_blocks_per_sm)
+            .min(l.max_threads_per_sm / shape.threads.max(1))
+            .max(1);
+        let issue = (1..=most)
+            .map(|resident| {
+                let waves = (per_sm + resident - 1) / resident;
+                (processing_block_warps(warps, resident) * waves) as f64 * work.issue
+            })
+            .fold(f64::INFINITY, f64::min);
+        // The pipes: the processing block's quarter of the pipe is as much slower as it
+        // has fewer warps than the SM: the SM's warps times the SM's gap.
+        let per_sm_warps = (per_sm * warps) as f64;
+        let pipes = [
+            (issue, "instructions issued"),
+            (
+                per_sm_warps * work.shared * r.shared.gap,
+                "shared-memory loads",
+            ),
+            (
+                per_sm_warps * work.lsu * r.lsu.gap,
+                "global loads and stores",
+            ),
+            (per_sm_warps * work.fp64 * r.fp64.gap, "FP64 updates"),
+        ];
+        let (cycles, what) = pipes.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+        if cycles <= 0.0 {
+            return None;
+        }
         Some(Bound {
             us: self.launch_us(launches, cycles),
             why: format!(
-                "SM: {per_sm} blocks of {warps} warps on the busiest SM, {what} {per_warp:.0} cycles a warp{}",
+                "SM: {per_sm} blocks of {warps} warps on the busiest SM, {what}: {cycles:.0} cycles{}",
                 launches_text(launches)
             ),
         })
     }
+
+    /// The floor the emulator puts under a launch (`floor_us` in `src/emulator/kernel.rs`):
+    /// the bytes of its global arrays it touches read from DRAM at the device's bandwidth.
+    /// Counted for a nest launched once (a repeated launch finds arrays that fit in L2
+    /// there), as the elements its statements touch at least.
+    fn dram_floor(&self, v: &Variant) -> Option<Bound> {
+        let p = self.n.p;
+        if !self.host(v).is_empty() {
+            return None;
+        }
+        let mut touched: Vec<(crate::poly::ArrayId, f64)> = Vec::new();
+        for (s, ranges) in &self.boxes {
+            let st = &p.statements[*s];
+            let whole: Vec<(LoopId, i64)> = st
+                .loops
+                .iter()
+                .copied()
+                .zip(ranges.iter().copied())
+                .collect();
+            for &a in std::iter::once(&st.write).chain(&st.reads) {
+                let array = p.accesses[a].array;
+                let arr = &p.arrays[array];
+                if arr.kind != ArrayKind::Outside
+                    || arr.is_scalar()
+                    || place(&v.placement, array) == Place::Constant
+                {
+                    continue;
+                }
+                let bytes = distinct(self.n, a, &whole).0 * arr.elem.size_bytes() as f64;
+                let bytes = bytes.min(self.n.bytes(array)? as f64);
+                match touched.iter_mut().find(|(b, _)| *b == array) {
+                    Some((_, m)) => *m = m.max(bytes),
+                    None => touched.push((array, bytes)),
+                }
+            }
+        }
+        let bytes: f64 = touched.iter().map(|(_, b)| b).sum();
+        let floor = bytes / (self.device.dram_bandwidth_gb_s() * 1e3);
+        (floor > 0.0).then(|| Bound {
+            us: self.device.model.launch_overhead_us + floor,
+            why: format!("DRAM: {bytes:.0} bytes touched at the device's bandwidth"),
+        })
+    }
+}
+
+/// The warps one of an SM's processing blocks runs when `resident` blocks of `warps`
+/// warps share the SM (the emulator's `Partition`: a quarter of each block's warps, or
+/// whole blocks when they have fewer warps than the SM has schedulers).
+fn processing_block_warps(warps: i64, resident: i64) -> i64 {
+    let s = SCHEDULERS as i64;
+    let all = (warps * resident).max(1);
+    let per_block = ((warps + s - 1) / s).max(1);
+    let blocks = ((all + s - 1) / s + per_block - 1) / per_block;
+    per_block * blocks
 }
 
 /// Where a variant keeps an array.
@@ -361,6 +457,45 @@ fn place(p: &crate::strategy::placement::Placement, a: crate::poly::ArrayId) -> 
 /// not move with), and stores what it writes to global memory.
 fn unrolled(v: &Variant) -> bool {
     v.register_tiled() || v.value("RT").is_some()
+}
+
+/// The bounds of every nest of a plan, for ranking.
+pub struct PlanBounds<'a> {
+    /// Empty when pruning is off.
+    nests: Vec<NestBounds<'a>>,
+}
+
+impl<'a> PlanBounds<'a> {
+    /// The bounds of `nests` (none at all unless `on`: a bound of 0 skips nothing).
+    pub fn new(n: &'a Nests<'a>, nests: &'a [Nest], device: &'a Device, on: bool) -> Self {
+        let nests = if on {
+            nests
+                .iter()
+                .map(|x| NestBounds::new(n, x, device))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        PlanBounds { nests }
+    }
+
+    /// Nest `k`'s bounds (none when pruning is off).
+    pub fn nest(&self, k: usize) -> Option<&NestBounds<'a>> {
+        self.nests.get(k)
+    }
+
+    /// Nest `k`'s bound with `v`, in microseconds.
+    pub fn of(&self, k: usize, v: &Variant) -> f64 {
+        self.nests.get(k).map_or(0.0, |b| b.of(v).us)
+    }
+
+    /// The least time of the nests other than `k` with their variants `chosen`.
+    pub fn others(&self, k: usize, chosen: &[Variant]) -> f64 {
+        (0..self.nests.len().min(chosen.len()))
+            .filter(|j| *j != k)
+            .map(|j| self.of(j, &chosen[j]))
+            .sum()
+    }
 }
 
 /// The emulator's processing blocks per SM, each issuing one warp instruction per cycle.
@@ -430,6 +565,31 @@ impl Shape {
 /// 16-byte vectors.
 fn loads(n: &Nests, a: AccessId, per_thread: &[(LoopId, i64)], elem_bytes: i64) -> f64 {
     let rank = n.p.accesses[a].subscripts.len();
+    let (distinct, separable, last) = distinct(n, a, per_thread);
+    let vector = (16 / elem_bytes.max(1)).max(1);
+    if rank == 0 || last <= 1 {
+        return distinct;
+    }
+    let unit = n
+        .loops_in_subscript(a, rank - 1)
+        .iter()
+        .any(|l| matches!(n.coefficient(a, rank - 1, *l), Some(1 | -1)));
+    if separable && unit {
+        distinct / last as f64 * ((last + vector - 1) / vector) as f64
+    } else {
+        // Strided or mixed subscripts: another access may read the elements between.
+        (distinct / vector as f64).ceil()
+    }
+}
+
+/// The fewest distinct elements access `a` touches when each loop runs `ranges`
+/// iterations (1 for a loop not listed): each subscript of a single loop takes that
+/// loop's range of values, the product over the subscripts where no loop appears in two
+/// (`separable`), else the most of one subscript. With whether it is separable and the
+/// values of the last subscript.
+fn distinct(n: &Nests, a: AccessId, ranges: &[(LoopId, i64)]) -> (f64, bool, i64) {
+    let rank = n.p.accesses[a].subscripts.len();
+    let per_thread = ranges;
     let range = |l: LoopId| per_thread.iter().find(|(m, _)| *m == l).map_or(1, |x| x.1);
     let mut used: Vec<LoopId> = Vec::new();
     let mut separable = true;
@@ -452,21 +612,7 @@ fn loads(n: &Nests, a: AccessId, per_thread: &[(LoopId, i64)], elem_bytes: i64) 
     } else {
         dims.iter().copied().max().unwrap_or(1) as f64
     };
-    let vector = (16 / elem_bytes.max(1)).max(1);
-    let last = dims.last().copied().unwrap_or(1);
-    if rank == 0 || last <= 1 {
-        return distinct;
-    }
-    let unit = n
-        .loops_in_subscript(a, rank - 1)
-        .iter()
-        .any(|l| matches!(n.coefficient(a, rank - 1, *l), Some(1 | -1)));
-    if separable && unit {
-        distinct / last as f64 * ((last + vector - 1) / vector) as f64
-    } else {
-        // Strided or mixed subscripts: another access may read the elements between.
-        (distinct / vector as f64).ceil()
-    }
+    (distinct, separable, dims.last().copied().unwrap_or(1))
 }
 
 fn launches_text(launches: f64) -> String {
@@ -474,5 +620,39 @@ fn launches_text(launches: f64) -> String {
         format!(", {launches} launches")
     } else {
         String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_processing_block_runs_a_quarter_of_the_warps_by_whole_warps() {
+        // Eight warps, two blocks: four per scheduler.
+        assert_eq!(processing_block_warps(8, 2), 4);
+        // Two warps: one scheduler runs one of them, two idle.
+        assert_eq!(processing_block_warps(2, 1), 1);
+        // Two blocks of two warps: one whole block per scheduler.
+        assert_eq!(processing_block_warps(2, 2), 2);
+        // Six warps: two per scheduler (a quarter, rounded up by whole warps).
+        assert_eq!(processing_block_warps(6, 1), 2);
+        assert_eq!(processing_block_warps(1, 1), 1);
+    }
+
+    #[test]
+    fn a_bound_names_the_other_nests_it_adds() {
+        let b = Bound {
+            us: 10.0,
+            why: "issue".to_string(),
+        };
+        assert_eq!(b.clone().plus(0.0), b);
+        let more = b.plus(5.0);
+        assert_eq!(more.us, 15.0);
+        assert!(
+            more.why.contains("the other nests at least"),
+            "{}",
+            more.why
+        );
     }
 }

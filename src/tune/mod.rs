@@ -16,12 +16,17 @@ use crate::diag::{SourceFile, SourceMap};
 use crate::emulator::{self, Estimate};
 use crate::frontend::macros::MacroTable;
 use crate::poly::Program;
+use crate::strategy::analysis::Nests;
 use crate::strategy::{self, Item, Plan, Variant};
 use crate::transform::Transformed;
 
 pub mod advice;
 pub mod bound;
 pub mod db;
+mod evaluate;
+use bound::PlanBounds;
+pub(crate) use evaluate::Evaluations;
+use evaluate::{Limits, Outcome};
 mod rescheduled;
 pub mod search;
 
@@ -44,6 +49,9 @@ pub struct Row {
     /// The whole recipe with this variant (the other nests at their best so far), for
     /// `gpucc strategies`.
     pub recipe: Option<String>,
+    /// Where the variant was not compiled because its lower bound was above the fastest
+    /// time found for its nest: the bound, in microseconds.
+    pub bound_us: Option<f64>,
 }
 
 /// The outcome: the recipe to write and how it was chosen.
@@ -59,6 +67,9 @@ pub struct Ranked {
     pub considered: usize,
     /// Of those, the ones the emulator predicted a time for.
     pub emulated: usize,
+    /// Candidates not compiled because their lower bound was above the fastest time
+    /// found among those they competed with ([`RankOptions::prune`]).
+    pub skipped: usize,
     pub rows: Vec<Row>,
     /// The refinements tried on the chosen variants (wide copies, double buffering): what
     /// each is, the predicted time with it (or why it failed) against the time without,
@@ -72,6 +83,8 @@ pub struct Ranked {
     /// Legal variants and parallel nests, for the recipe's notes.
     variants: usize,
     nests: usize,
+    /// Whether candidates were skipped by their lower bound ([`RankOptions::prune`]).
+    pruned: bool,
 }
 
 /// A recipe text and its outcome: the predicted time and the emulated time below the
@@ -102,6 +115,10 @@ pub struct RankOptions<'a> {
     pub known: Option<&'a Known>,
     /// Called with each recipe compiled and its outcome, as soon as it has one.
     pub on_evaluated: Option<&'a mut OnEvaluated<'a>>,
+    /// Skip the variants and tile sizes whose lower bound ([`bound`]) is above the
+    /// fastest time found among those they compete with: the choice is the same, with
+    /// fewer compiles. Off where every variant's time is wanted (`gpucc strategies`).
+    pub prune: bool,
 }
 
 /// Ranks the variants of `program` and returns the best recipe.
@@ -125,6 +142,7 @@ pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Resul
     };
     let considered = with.considered + without.considered;
     let emulated = with.emulated + without.emulated;
+    let skipped = with.skipped + without.skipped;
     let (with_reused, without_reused) = (with.reused, without.reused);
     let mut evaluated = std::mem::take(&mut with.evaluated);
     evaluated.extend(without.evaluated.iter().cloned());
@@ -133,6 +151,7 @@ pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Resul
     }
     with.considered = considered;
     with.emulated = emulated;
+    with.skipped = skipped;
     with.evaluated = evaluated;
     with.reused = with_reused + without_reused;
     with.refinements.insert(0, refinement);
@@ -196,6 +215,7 @@ fn attempt(
                             description: describe(program, v),
                             outcome: Err(e.clone()),
                             recipe: None,
+                            bound_us: None,
                         });
                         first_error.get_or_insert(e);
                     }
@@ -213,18 +233,52 @@ fn attempt(
     };
     let mut chosen: Vec<Variant> = legal.iter().map(|v| v[0].clone()).collect();
     let mut best: Best = None;
+    let analysis = Nests::new(program, deps, o.sizes);
+    let bounds = PlanBounds::new(&analysis, &nests, o.device, o.prune);
+    let mut skipped = 0;
     // Phase III: each nest's variants with the others fixed.
     for k in 0..legal.len() {
-        smaller_tiles_where_shared_memory_overflows(
-            &plan,
-            program,
-            deps,
-            o,
-            &mut evals,
-            &chosen,
-            k,
-            &mut legal[k],
-        );
+        let text_with = |v: &Variant| {
+            let mut trial = chosen.clone();
+            trial[k] = v.clone();
+            text_of(&plan, program, &trial, 0)
+        };
+        let mut texts: Vec<String> = legal[k].iter().map(text_with).collect();
+        // A variant's bound: the least of its default tile sizes' and of the smaller
+        // ones tried where those overflow shared memory.
+        let others = bounds.others(k, &chosen);
+        let lower: Vec<f64> = legal[k]
+            .iter()
+            .map(|v| {
+                std::iter::once(v.clone())
+                    .chain(smaller_tiles(v))
+                    .map(|x| bounds.of(k, &x))
+                    .fold(f64::INFINITY, f64::min)
+                    + others
+            })
+            .collect();
+        let (mut outcomes, _) =
+            evals.run_bounded(program, deps, o, &texts, &lower, &Limits::pruning(o.prune));
+        // A variant whose default tile sizes need more shared memory than a block has
+        // takes the first of its smaller combinations that compiles, instead of being
+        // lost: a triangular SYRK's shared-memory variants overflowed at their defaults,
+        // and the variant kept was 16.9x slower than one of them at `TK=8` (as `gpucc
+        // tune` found).
+        for j in 0..outcomes.len() {
+            if !matches!(&outcomes[j], Outcome::Evaluated(Err(e)) if e.contains("shared memory would be"))
+            {
+                continue;
+            }
+            let tries = smaller_tiles(&legal[k][j]);
+            let tried: Vec<String> = tries.iter().map(text_with).collect();
+            evals.expected += tried.len();
+            let results = evals.run(program, deps, o, &tried);
+            if let Some(t) = results.iter().position(|r| r.is_ok()) {
+                legal[k][j] = tries[t].clone();
+                texts[j] = tried[t].clone();
+                outcomes[j] = Outcome::Evaluated(results[t].clone());
+            }
+        }
         let trials: Vec<Vec<Variant>> = legal[k]
             .iter()
             .map(|v| {
@@ -233,15 +287,28 @@ fn attempt(
                 trial
             })
             .collect();
-        let texts: Vec<String> = trials
-            .iter()
-            .map(|c| text_of(&plan, program, c, 0))
-            .collect();
-        let outcomes = evals.run(program, deps, o, &texts);
         let mut nest_best: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
-            keep_best(&mut best, outcome, &texts[j]);
             let v = &legal[k][j];
+            let outcome = match outcome {
+                Outcome::Evaluated(outcome) => outcome,
+                _ => {
+                    evals.expected = evals.expected.saturating_sub(1);
+                    skipped += 1;
+                    rows.push(Row {
+                        nest: k,
+                        description: describe(program, v),
+                        outcome: Err(format!(
+                            "skipped: its lower bound, {}, is above the fastest time found",
+                            format_us(lower[j])
+                        )),
+                        recipe: None,
+                        bound_us: Some(lower[j]),
+                    });
+                    continue;
+                }
+            };
+            keep_best(&mut best, outcome, &texts[j]);
             let recipe = outcome.as_ref().ok().map(|est| {
                 let refs: Vec<&Variant> = trials[j].iter().collect();
                 let notes = vec![
@@ -263,6 +330,7 @@ fn attempt(
                 description: describe(program, v),
                 outcome: outcome.as_ref().map(|e| e.time_us).map_err(|e| e.clone()),
                 recipe,
+                bound_us: None,
             });
             if let Ok(est) = outcome {
                 if nest_best.is_none_or(|(b, _)| est.faster_than(b)) {
@@ -288,7 +356,7 @@ fn attempt(
         let mut combos = spread(&chosen[k].combos, MAX_COMBOS);
         let current: Vec<i64> = chosen[k].params.iter().map(|p| p.value).collect();
         if !combos.contains(&current) {
-            combos.insert(0, current);
+            combos.insert(0, current.clone());
         }
         evals.expected += combos.len();
         let texts: Vec<String> = combos
@@ -299,9 +367,27 @@ fn attempt(
                 text_of(&plan, program, &trial, 0)
             })
             .collect();
-        let outcomes = evals.run(program, deps, o, &texts);
+        // The current values first: their time is the one to beat.
+        let others = bounds.others(k, &chosen);
+        let lower: Vec<f64> = combos
+            .iter()
+            .map(|c| {
+                if *c == current {
+                    f64::NEG_INFINITY
+                } else {
+                    bounds.of(k, &chosen[k].with_values(c)) + others
+                }
+            })
+            .collect();
+        let (outcomes, _) =
+            evals.run_bounded(program, deps, o, &texts, &lower, &Limits::pruning(o.prune));
         let mut nest_best: Option<((f64, f64), usize)> = None;
         for (j, outcome) in outcomes.iter().enumerate() {
+            let Outcome::Evaluated(outcome) = outcome else {
+                evals.expected = evals.expected.saturating_sub(1);
+                skipped += 1;
+                continue;
+            };
             keep_best(&mut best, outcome, &texts[j]);
             if let Ok(est) = outcome {
                 if nest_best.is_none_or(|(b, _)| est.faster_than(b)) {
@@ -346,11 +432,13 @@ fn attempt(
         estimate,
         considered: evals.considered,
         emulated: evals.emulated,
+        skipped,
         rows,
         refinements: tried,
         evaluated: evals.evaluated(),
         reused: evals.reused,
         variants: legal.iter().map(|v| v.len()).sum(),
+        pruned: o.prune,
         nests: legal.len(),
     };
     ranked.write_recipe(program);
@@ -360,50 +448,17 @@ fn attempt(
 /// Tile sizes tried, at most, for a variant whose default ones overflow shared memory.
 const SMALLER_TILES: usize = 3;
 
-/// Gives each variant of nest `k` whose default tile sizes need more shared memory than a
-/// block has the first of its smaller combinations that compiles (fewest elements per
-/// tile first, at most [`SMALLER_TILES`] tried), instead of losing the variant: a
-/// triangular SYRK's shared-memory variants overflowed at their defaults, and the variant
-/// kept was 16.9x slower than one of them at `TK=8` (as `gpucc tune` found).
-#[allow(clippy::too_many_arguments)]
-fn smaller_tiles_where_shared_memory_overflows(
-    plan: &Plan,
-    program: &Program,
-    deps: &Dependences,
-    o: &mut RankOptions,
-    evals: &mut Evaluations,
-    chosen: &[Variant],
-    k: usize,
-    variants: &mut [Variant],
-) {
-    let text_with = |v: &Variant| {
-        let mut trial = chosen.to_vec();
-        trial[k] = v.clone();
-        text_of(plan, program, &trial, 0)
-    };
-    let texts: Vec<String> = variants.iter().map(text_with).collect();
-    let outcomes = evals.run(program, deps, o, &texts);
-    for (j, outcome) in outcomes.iter().enumerate() {
-        let overflows = matches!(outcome, Err(e) if e.contains("shared memory would be"));
-        if !overflows {
-            continue;
-        }
-        let v = &variants[j];
-        let current: Vec<i64> = v.params.iter().map(|p| p.value).collect();
-        let mut smaller: Vec<&Vec<i64>> = v.combos.iter().filter(|c| **c != current).collect();
-        smaller.sort_by_key(|c| c.iter().product::<i64>());
-        let tries: Vec<Variant> = smaller
-            .into_iter()
-            .take(SMALLER_TILES)
-            .map(|c| v.with_values(c))
-            .collect();
-        let texts: Vec<String> = tries.iter().map(text_with).collect();
-        evals.expected += texts.len();
-        let outcomes = evals.run(program, deps, o, &texts);
-        if let Some(t) = outcomes.iter().position(|r| r.is_ok()) {
-            variants[j] = tries[t].clone();
-        }
-    }
+/// The combinations of `v` tried where its default tile sizes need more shared memory
+/// than a block has: the fewest elements per tile first, at most [`SMALLER_TILES`].
+fn smaller_tiles(v: &Variant) -> Vec<Variant> {
+    let current: Vec<i64> = v.params.iter().map(|p| p.value).collect();
+    let mut smaller: Vec<&Vec<i64>> = v.combos.iter().filter(|c| **c != current).collect();
+    smaller.sort_by_key(|c| c.iter().product::<i64>());
+    smaller
+        .into_iter()
+        .take(SMALLER_TILES)
+        .map(|c| v.with_values(c))
+        .collect()
 }
 
 /// The best guess so far: its rank, estimate and recipe text.
@@ -522,12 +577,21 @@ impl Ranked {
             0 => String::new(),
             n => format!(", isl's order for {n} serial nest{}", plural(n)),
         };
+        // The counts of compiles depend on which of them ends first (a time found skips
+        // the candidates bounded above it), so the recipe names the space, not them:
+        // the same program gets the same recipe.
         let notes = [
             format!(
-                "Chosen among {} compiled candidates ({variants} legal variant{} of {nests} nest{}, their tile sizes, unrolling{rescheduled}).",
-                self.considered,
+                "Chosen among {variants} legal variant{} of {nests} nest{}, their tile sizes and unrolling{rescheduled}{}.",
                 plural(variants),
-                plural(nests)
+                plural(nests),
+                if variants == 0 {
+                    ""
+                } else if self.pruned {
+                    "; those whose lower bound (seed 001) was above the fastest time found were not compiled"
+                } else {
+                    ", every one compiled"
+                }
             ),
             format!(
                 "Predicted time on the device: {} (emulated, not measured).",
@@ -626,107 +690,6 @@ fn spread(combos: &[Vec<i64>], n: usize) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// The recipes one ranking has compiled and estimated, by their texts: Phase IV starts
-/// from the values Phase III chose, and a text evaluated once is not compiled again.
-#[derive(Default)]
-pub(crate) struct Evaluations {
-    pub(crate) memo: std::collections::HashMap<String, Result<Estimate, String>>,
-    /// Recipes compiled.
-    pub(crate) considered: usize,
-    /// Of those, the ones the emulator predicted a time for.
-    pub(crate) emulated: usize,
-    /// Evaluations expected so far, for the progress callback.
-    pub(crate) expected: usize,
-    /// Outcomes taken from [`RankOptions::known`] instead of compiling.
-    pub(crate) reused: usize,
-}
-
-impl Evaluations {
-    /// Every text evaluated, with its outcome.
-    pub(crate) fn evaluated(&self) -> Vec<Evaluated> {
-        self.memo
-            .iter()
-            .map(|(t, r)| (t.clone(), outcome_rank(r)))
-            .collect()
-    }
-
-    /// Compiles and estimates `texts`, on as many threads as the machine has cores; a
-    /// text evaluated before is not compiled again, nor counted in `considered`.
-    pub(crate) fn run(
-        &mut self,
-        program: &Program,
-        deps: &Dependences,
-        o: &mut RankOptions,
-        texts: &[String],
-    ) -> Vec<Result<Estimate, String>> {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        let mut todo: Vec<usize> = Vec::new();
-        for (k, text) in texts.iter().enumerate() {
-            if self.memo.contains_key(text) || todo.iter().any(|&j| texts[j] == *text) {
-                continue;
-            }
-            match o.known.and_then(|known| known.get(text)) {
-                Some(outcome) => {
-                    let outcome = outcome.clone().map(Estimate::recorded);
-                    self.memo.insert(text.clone(), outcome);
-                    self.reused += 1;
-                }
-                None => todo.push(k),
-            }
-        }
-        // Texts known already are not expected any more (saturating: a text met again,
-        // as Phase III meets the variants the tile-size retry ran, counts once).
-        self.expected = self.expected.saturating_sub(texts.len() - todo.len());
-        let workers = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .clamp(1, 8)
-            .min(todo.len().max(1));
-        let next = AtomicUsize::new(0);
-        let (macros, device, sizes) = (o.macros, o.device, o.sizes);
-        let limits = crate::limits::current();
-        std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::channel();
-            for _ in 0..workers {
-                let tx = tx.clone();
-                let (next, todo) = (&next, &todo);
-                scope.spawn(move || {
-                    crate::limits::with(limits, || loop {
-                        let j = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&k) = todo.get(j) else {
-                            break;
-                        };
-                        let r =
-                            compile_and_estimate(program, deps, macros, device, sizes, &texts[k]);
-                        if tx.send((k, r)).is_err() {
-                            break;
-                        }
-                    })
-                });
-            }
-            drop(tx);
-            for (k, r) in rx {
-                if let Some(record) = o.on_evaluated.as_mut() {
-                    record(&texts[k], &r);
-                }
-                self.emulated += usize::from(r.is_ok());
-                self.memo.insert(texts[k].clone(), r);
-                self.considered += 1;
-                (o.progress)(self.considered, self.expected);
-            }
-        });
-        texts
-            .iter()
-            .map(|t| {
-                self.memo
-                    .get(t)
-                    .cloned()
-                    .unwrap_or_else(|| Err("not evaluated".to_string()))
-            })
-            .collect()
-    }
-}
-
 /// `12.3 us`, `4.56 ms`.
 pub fn format_us(us: f64) -> String {
     if us >= 1e6 {
@@ -812,7 +775,7 @@ pub(crate) fn interpret(
 }
 
 /// Compiles a recipe and predicts its time.
-fn compile_and_estimate(
+pub(crate) fn compile_and_estimate(
     program: &Program,
     deps: &Dependences,
     macros: &MacroTable,

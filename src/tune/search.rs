@@ -4,14 +4,17 @@
 //!
 //! The search starts from the choice [`super::rank`] makes (what `gpucc FILE.c` writes):
 //! its time is the first incumbent, so that the bound prunes from the start. Then, nest by
-//! nest (the other nests at their best so far), the nest's variants are taken in the
-//! order of their lower bounds ([`super::bound`]); a variant whose bound is not below the
-//! best time found is skipped with all its tile sizes (no completion of it can be
-//! faster), and the others have every combination of their tile sizes compiled and
-//! emulated. Last, the unroll depth and the copy forms are tried on the best, as
-//! [`super::rank`] does. With `exhaustive`, nothing is skipped: the tests compare both.
+//! nest (the other nests at their best so far), every combination of every variant's tile
+//! sizes gets its lower bound ([`super::bound`], plus the other nests' bounds); the
+//! variants are taken in the order of their least bound, a variant whose every bound is
+//! above the best time found is skipped whole, and the others have their combinations
+//! compiled and emulated least bound first on every core, each skipped when its bound is
+//! above the best time found by then ([`super::evaluate`]). Last, the unroll depth and
+//! the copy forms are tried on the best, as [`super::rank`] does. With `exhaustive`,
+//! nothing is skipped: the tests compare both.
 
-use super::bound::{Bound, NestBounds};
+use super::bound::{Bound, PlanBounds};
+use super::evaluate::{Limits, Outcome};
 use super::{
     describe, describe_form, describe_values, keep_best, refine, text_of, Best, Evaluations,
     RankOptions, PARAM_LINE,
@@ -20,7 +23,7 @@ use crate::deps::Dependences;
 use crate::emulator::Estimate;
 use crate::poly::Program;
 use crate::strategy::analysis::Nests;
-use crate::strategy::Variant;
+use crate::strategy::{Nest, Variant};
 use std::time::Instant;
 
 /// Limits and modes of a search.
@@ -124,18 +127,12 @@ pub fn search(
         s.runs
             .map_or(usize::MAX, |n| n.saturating_sub(evals.considered))
     };
-    let all_nests = plan.nests();
-    let all_bounds: Vec<NestBounds> = all_nests
-        .iter()
-        .map(|nest| NestBounds::new(&nests, nest, o.device))
-        .collect();
-    for (k, nest) in all_nests.into_iter().enumerate() {
-        let bounds = &all_bounds[k];
+    let all_nests: Vec<Nest> = plan.nests().into_iter().cloned().collect();
+    let all_bounds = PlanBounds::new(&nests, &all_nests, o.device, true);
+    for (k, nest) in all_nests.iter().enumerate() {
+        let bounds = all_bounds.nest(k).expect("bounds of every nest");
         // The program's other nests, at their variants so far, take at least this long.
-        let others: f64 = (0..all_bounds.len())
-            .filter(|j| *j != k)
-            .map(|j| all_bounds[j].of(&chosen[j]).us)
-            .sum();
+        let others = all_bounds.others(k, &chosen);
         // Each variant with its combinations' bounds, the variant's bound their least.
         let mut order: Vec<(Bound, usize, Vec<Bound>)> = nest
             .variants
@@ -160,9 +157,8 @@ pub fn search(
             let v = &nest.variants[j];
             let all = combos(v);
             let count = all.len();
-            // This search's combinations, least bound first.
-            let mut mine: Vec<usize> = (0..count).filter(|c| s.mine(number + c)).collect();
-            mine.sort_by(|x, y| each[*x].us.total_cmp(&each[*y].us).then(x.cmp(y)));
+            // This search's combinations.
+            let mine: Vec<usize> = (0..count).filter(|c| s.mine(number + c)).collect();
             number += count;
             space += count;
             let mut report = VariantReport {
@@ -176,73 +172,58 @@ pub fn search(
                 best_values: None,
                 below_bound: 0,
             };
-            let best_us = |best: &Best| best.as_ref().map_or(f64::INFINITY, |(r, _, _)| r.0);
-            if !s.exhaustive && b.us >= best_us(&best) {
+            let best_us = best.as_ref().map_or(f64::INFINITY, |(r, _, _)| r.0);
+            if !s.exhaustive && b.us > best_us {
                 report.skipped = count;
                 pruned += count;
                 reports.push(report);
                 continue;
             }
-            // A few at a time, so that a better time found prunes the rest.
-            let mut at = 0;
-            while at < mine.len() {
-                let left = budget_left(&evals);
-                if left == 0 || s.deadline.is_some_and(|d| Instant::now() >= d) {
-                    cut_short = true;
-                    break;
-                }
-                let next = &mine[at..(at + CHUNK).min(mine.len())];
-                at += next.len();
-                let bar = best_us(&best);
-                let chunk: Vec<usize> = next
-                    .iter()
-                    .copied()
-                    .filter(|c| s.exhaustive || each[*c].us < bar)
-                    .collect();
-                report.skipped += next.len() - chunk.len();
-                pruned += next.len() - chunk.len();
-                let trials: Vec<Variant> = chunk.iter().map(|c| v.with_values(&all[*c])).collect();
-                let texts: Vec<String> = trials
-                    .iter()
-                    .map(|t| {
-                        let mut whole = chosen.clone();
-                        whole[k] = t.clone();
-                        text_of(&plan, program, &whole, 0)
-                    })
-                    .collect();
-                // The budget counts compiles: texts already known cost nothing.
-                let mut take = 0;
-                let mut new = 0;
-                for t in &texts {
-                    if !evals.memo.contains_key(t) && !o.known.is_some_and(|kn| kn.contains_key(t))
-                    {
-                        if new == left {
-                            cut_short = true;
-                            break;
-                        }
-                        new += 1;
+            let trials: Vec<Variant> = mine.iter().map(|c| v.with_values(&all[*c])).collect();
+            let texts: Vec<String> = trials
+                .iter()
+                .map(|t| {
+                    let mut whole = chosen.clone();
+                    whole[k] = t.clone();
+                    text_of(&plan, program, &whole, 0)
+                })
+                .collect();
+            let bounds: Vec<f64> = mine.iter().map(|c| each[*c].us).collect();
+            let limits = Limits {
+                bar: best_us,
+                prune: !s.exhaustive,
+                new: budget_left(&evals),
+                deadline: s.deadline,
+            };
+            evals.expected += texts.len();
+            let (outcomes, cut) = evals.run_bounded(program, deps, o, &texts, &bounds, &limits);
+            cut_short |= cut;
+            for (t, outcome) in outcomes.iter().enumerate() {
+                let outcome = match outcome {
+                    Outcome::Evaluated(outcome) => outcome,
+                    Outcome::Skipped => {
+                        report.skipped += 1;
+                        pruned += 1;
+                        evals.expected -= 1;
+                        continue;
                     }
-                    take += 1;
-                }
-                evals.expected += take;
-                let outcomes = evals.run(program, deps, o, &texts[..take]);
-                for (t, outcome) in outcomes.iter().enumerate() {
-                    report.evaluated += 1;
-                    if let Ok(est) = outcome {
-                        if report.best_us.is_none_or(|b| est.time_us < b) {
-                            report.best_us = Some(est.time_us);
-                            report.best_values = Some(describe_values(&trials[t]));
-                        }
-                        if est.time_us < each[chunk[t]].us {
-                            report.below_bound += 1;
-                        }
+                    Outcome::NotRun => {
+                        evals.expected -= 1;
+                        continue;
                     }
-                    if keep_best(&mut best, outcome, &texts[t]) {
-                        nest_best = Some(trials[t].clone());
+                };
+                report.evaluated += 1;
+                if let Ok(est) = outcome {
+                    if report.best_us.is_none_or(|b| est.time_us < b) {
+                        report.best_us = Some(est.time_us);
+                        report.best_values = Some(describe_values(&trials[t]));
+                    }
+                    if est.time_us < bounds[t] {
+                        report.below_bound += 1;
                     }
                 }
-                if take < texts.len() {
-                    break;
+                if keep_best(&mut best, outcome, &texts[t]) {
+                    nest_best = Some(trials[t].clone());
                 }
             }
             reports.push(report);
@@ -304,10 +285,6 @@ pub fn search(
         cut_short,
     })
 }
-
-/// Combinations compiled at a time within a variant: a better time found by one batch
-/// prunes those of the next whose bound it beats.
-const CHUNK: usize = 4;
 
 /// A variant's tile-size combinations (its current values when it has none).
 fn combos(v: &Variant) -> Vec<Vec<i64>> {
