@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The lower bound of `gpucc tune` (seed 001) on every kernel of testsuite/strategy/kernels/:
 an exhaustive search (every variant x tile-size combination emulated) against the branch
-and bound (variants whose bound is not below the best found are skipped), in the emulator.
-Records, per kernel: the candidates, the recipes each search compiled, the candidates the
-bound skipped, whether both found the same best, and every emulated time below its
-variant's bound (a defect of the bound: there must be none).
+and bound (candidates whose bound is above the best found are skipped), in the emulator.
+Records, per kernel: the candidates, the recipes each search compiled and emulated (the
+others were refused: illegal, too large), the candidates the bound skipped, whether both
+found the same best, and every emulated time below its candidate's bound (a defect of the
+bound: there must be none).
 Results: benchmarks/results/tune-bound-<date>-<commit>.json, with the machine.
 
 Usage: cargo build --release && python3 benchmarks/tune_bound.py [--gpucc PATH] [--label TEXT]
