@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Times gpucc's compile (`--no-verify`, median of --runs) on every testsuite kernel: the
 cases of testsuite/cuda/ with their recipes, and the kernels of testsuite/strategy/kernels/
-without one (gpucc ranks its own variants: the count of candidates and the candidates per
-second are recorded). With --verify, also one run of `gpucc verify` per recipe case.
+without one (gpucc ranks its own variants: the candidates it ranked, those it compiled
+(the others skipped by their lower bound, none of which could win) and both per second
+are recorded). With --verify, also one run of `gpucc verify` per recipe case.
 Results: benchmarks/results/compile-time-<date>-<commit>.json, with the machine.
 
 Usage: cargo build --release && python3 benchmarks/compile_time.py [--runs N] [--verify]
@@ -65,10 +66,14 @@ def main():
             r = {"case": path, "kind": kind,
                  "compile_median_ms": round(statistics.median(ms), 1),
                  "compile_min_ms": round(min(ms), 1)}
-            m = re.search(r"among (\d+) candidates", err)
+            # `among 28 candidates (23 compiled, 5 skipped by their lower bound)`: the
+            # candidates ranked, compiled or skipped by the bound (none could win).
+            m = re.search(r"among (\d+) candidates(?: \((\d+) compiled)?", err)
             if m:
                 r["candidates"] = int(m.group(1))
+                r["compiled"] = int(m.group(2) or m.group(1))
                 r["candidates_per_s"] = round(r["candidates"] / (r["compile_median_ms"] / 1000), 1)
+                r["compiled_per_s"] = round(r["compiled"] / (r["compile_median_ms"] / 1000), 1)
             if args.verify and kind == "recipe":
                 r["verify_ms"] = round(timed([args.gpucc, "verify", path] + options, 1)[0][0], 1)
             results.append(r)
@@ -86,10 +91,13 @@ def main():
         "candidates_per_s_overall": round(sum(r["candidates"] for r in ranked)
                                           / (sum(r["compile_median_ms"] for r in ranked) / 1000), 1)
         if ranked else None,
+        "compiled_per_s_overall": round(sum(r["compiled"] for r in ranked)
+                                        / (sum(r["compile_median_ms"] for r in ranked) / 1000), 1)
+        if ranked else None,
     }
     print(f"{summary['cases']} kernels: median {summary['median_ms']} ms, max {summary['max_ms']} ms,"
           f" {summary['over_1s']} over 1 s; ranking {summary['candidates_per_s_overall']}"
-          " candidates per second overall")
+          f" candidates per second overall ({summary['compiled_per_s_overall']} compiled)")
     date = datetime.date.today().isoformat()
     commit = args.label or commit_label()
     doc = {

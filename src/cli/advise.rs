@@ -125,7 +125,7 @@ pub(super) fn advise_command(
     };
     let source = match &a.recipe {
         Some(path) => RecipeSource::File(path),
-        None => RecipeSource::Generate(&a.sizes),
+        None => RecipeSource::GenerateAll(&a.sizes),
     };
     let current = match compile_quietly(&a.input, &device, source, &a.param, &a.sizes, err, color) {
         Ok(c) => c,
@@ -154,7 +154,7 @@ pub(super) fn advise_command(
         None => match compile_quietly(
             &a.input,
             &device,
-            RecipeSource::Generate(&a.sizes),
+            RecipeSource::GenerateAll(&a.sizes),
             &[],
             &a.sizes,
             err,

@@ -26,6 +26,9 @@ pub(super) enum RecipeSource<'a> {
     /// Generate variants for the device and take the best, ranked with the symbolic sizes
     /// at these values (others at [`crate::strategy::analysis::ASSUMED_SIZE`]).
     Generate(&'a [(String, i64)]),
+    /// [`Self::Generate`], every candidate compiled (none skipped by its lower bound): for
+    /// `gpucc advise`, which compares the variants.
+    GenerateAll(&'a [(String, i64)]),
 }
 
 impl<'a> RecipeSource<'a> {
@@ -225,6 +228,7 @@ pub(super) fn compile(
     } = analyze_one(input, "a recipe describes one", err, color)?;
     let file_id = crate::diag::SourceId(0);
     let mut ranked = None;
+    let prune = !matches!(source, RecipeSource::GenerateAll(_));
     let (recipe_name, recipe_text) = match source {
         RecipeSource::File(path) => match std::fs::read(path) {
             Ok(b) => (
@@ -241,9 +245,9 @@ pub(super) fn compile(
             }
         },
         RecipeSource::Text(text) => (GENERATED_RECIPE.to_string(), text),
-        RecipeSource::Generate(sizes) => {
+        RecipeSource::Generate(sizes) | RecipeSource::GenerateAll(sizes) => {
             let (program, deps) = &programs[0];
-            let r = rank_with_progress(program, deps, &macros, device, sizes, color, true)
+            let r = rank_with_progress(program, deps, &macros, device, sizes, color, prune)
                 .map_err(|why| {
                     let d = Diagnostic::error_nowhere(format!(
                         "gpucc found no recipe for {}: {why}",

@@ -633,8 +633,12 @@ mod tests {
         assert_eq!(processing_block_warps(8, 2), 4);
         // Two warps: one scheduler runs one of them, two idle.
         assert_eq!(processing_block_warps(2, 1), 1);
-        // Two blocks of two warps: one whole block per scheduler.
-        assert_eq!(processing_block_warps(2, 2), 2);
+        // Two blocks of two warps: four warps, one per scheduler.
+        assert_eq!(processing_block_warps(2, 2), 1);
+        // Three blocks of one warp: three warps, one per scheduler, one idle.
+        assert_eq!(processing_block_warps(1, 3), 1);
+        // Five blocks of one warp: two for one scheduler.
+        assert_eq!(processing_block_warps(1, 5), 2);
         // Six warps: two per scheduler (a quarter, rounded up by whole warps).
         assert_eq!(processing_block_warps(6, 1), 2);
         assert_eq!(processing_block_warps(1, 1), 1);
