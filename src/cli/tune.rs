@@ -663,12 +663,12 @@ fn text_report(
         }
         let _ = writeln!(
             t,
-            "  searched      {} {}, {} skipped by the lower bound; {} recipes compiled ({} emulated, the others refused), {} outcomes read from the database{}",
+            "  searched      {} {}, {} skipped by the lower bound; {} recipes compiled{}, {} outcomes read from the database{}",
             s.space,
             if s.params.is_empty() { "candidates (variants x tile sizes)" } else { "combinations of the recipe's parameters" },
             s.pruned,
             s.compiled,
-            s.emulated,
+            if s.emulated < s.compiled { format!(" ({} emulated, the others refused)", s.emulated) } else { String::new() },
             s.reused,
             if s.cut_short { "; cut short by the budget (the best found may not be the best)" } else { "" }
         );
