@@ -58,8 +58,8 @@ pub struct VariantReport {
     pub combos: usize,
     /// Those compiled and emulated (or read from the database).
     pub evaluated: usize,
-    /// Combinations skipped: their bound was not below the best time found (all of
-    /// them where the variant's bound was not).
+    /// Combinations skipped: their bound was above the best time found (all of them
+    /// where the variant's least bound was).
     pub skipped: usize,
     /// The fastest predicted time among its evaluated combinations, and their tile sizes.
     pub best_us: Option<f64>,
