@@ -14,6 +14,15 @@ fn json_of(out: &str) -> serde_json::Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}):\n{out}"))
 }
 
+/// `gpucc tune ARGS --json`, which must succeed: its report of the first size.
+fn first_size(args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let (code, out, err) = tune(&all);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    json_of(&out)["sizes"][0].clone()
+}
+
 /// Kernels whose whole space the emulator gets through in seconds: a vector, matrix-vector
 /// products, stencils in 2-D and 3-D with time steps, a transpose, a reduction.
 const KERNELS: &[&str] = &[
@@ -34,13 +43,11 @@ fn the_bound_is_below_every_emulated_time_and_pruning_keeps_the_best() {
         let run = |exhaustive: bool| {
             let db = scratch_path(&format!("{k}-bound.jsonl"));
             let db = db.display().to_string();
-            let mut args = vec![file.as_str(), "--db", &db, "--json"];
+            let mut args = vec![file.as_str(), "--db", &db];
             if exhaustive {
                 args.push("--exhaustive");
             }
-            let (code, out, err) = tune(&args);
-            assert_eq!(code, 0, "{k}: {err}");
-            json_of(&out)["sizes"][0].clone()
+            first_size(&args)
         };
         let all = run(true);
         let pruned = run(false);
@@ -72,14 +79,7 @@ fn the_bound_is_below_every_emulated_time_and_pruning_keeps_the_best() {
 fn the_bound_skips_most_of_a_matrix_products_candidates() {
     let db = scratch_path("gemm-bound.jsonl");
     let db = db.display().to_string();
-    let (code, out, err) = tune(&[
-        "testsuite/strategy/kernels/gemm_nn.c",
-        "--db",
-        &db,
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let size = json_of(&out)["sizes"][0].clone();
+    let size = first_size(&["testsuite/strategy/kernels/gemm_nn.c", "--db", &db]);
     let candidates = size["candidates"].as_u64().unwrap();
     assert!(
         size["skipped_by_bound"].as_u64().unwrap() * 2 > candidates,
@@ -102,36 +102,25 @@ fn the_bound_skips_most_of_a_matrix_products_candidates() {
 fn a_second_run_reads_the_database_and_merging_keeps_each_record_once() {
     let db = scratch_path("resume.jsonl");
     let db_text = db.display().to_string();
-    let args = [
-        "testsuite/strategy/kernels/gemv_n.c",
-        "--db",
-        &db_text,
-        "--json",
-    ];
-    let (code, out, err) = tune(&args);
-    assert_eq!(code, 0, "{err}");
-    let first = json_of(&out)["sizes"][0].clone();
+    let args = ["testsuite/strategy/kernels/gemv_n.c", "--db", &db_text];
+    let first = first_size(&args);
     assert!(first["compiled"].as_u64().unwrap() > 0);
     let records = std::fs::read_to_string(&db).unwrap().lines().count();
     assert_eq!(records as u64, first["compiled"].as_u64().unwrap());
-    let (code, out, err) = tune(&args);
-    assert_eq!(code, 0, "{err}");
-    let second = json_of(&out)["sizes"][0].clone();
+    let second = first_size(&args);
     assert_eq!(second["compiled"], 0, "{second}");
     assert!(second["from_database"].as_u64().unwrap() > 0);
     assert_eq!(first["best_us"], second["best_us"]);
     assert_eq!(first["recipe"], second["recipe"]);
     // Another size is another key: evaluated anew, in the same file.
-    let (code, out, err) = tune(&[
+    let other_size = first_size(&[
         "testsuite/strategy/kernels/gemv_n.c",
         "--db",
         &db_text,
-        "--json",
         "-D",
         "N=512",
     ]);
-    assert_eq!(code, 0, "{err}");
-    assert!(json_of(&out)["sizes"][0]["compiled"].as_u64().unwrap() > 0);
+    assert!(other_size["compiled"].as_u64().unwrap() > 0);
     // Merging the file with a copy of itself and another database.
     let copy = scratch_path("resume-copy.jsonl");
     std::fs::copy(&db, &copy).unwrap();
@@ -158,14 +147,8 @@ fn a_second_run_reads_the_database_and_merging_keeps_each_record_once() {
     );
     assert!(out.contains("duplicates dropped"), "{out}");
     // The merged database answers both kernels.
-    let (code, out, err) = tune(&[
-        "testsuite/strategy/kernels/saxpy.c",
-        "--db",
-        &merged_text,
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(json_of(&out)["sizes"][0]["compiled"], 0);
+    let saxpy = first_size(&["testsuite/strategy/kernels/saxpy.c", "--db", &merged_text]);
+    assert_eq!(saxpy["compiled"], 0);
 }
 
 #[test]
@@ -202,7 +185,7 @@ fn a_recipe_has_its_parameters_tuned_per_size() {
         "{written}"
     );
     // A budget of 5 runs leaves the 81 combinations cut short, and says so.
-    let (code, out, err) = tune(&[
+    let size = first_size(&[
         "examples/sgemm.c",
         "--recipe",
         "recipes/sgemm.lua",
@@ -212,10 +195,7 @@ fn a_recipe_has_its_parameters_tuned_per_size() {
         "5",
         "--db",
         &scratch_path("budget.jsonl").display().to_string(),
-        "--json",
     ]);
-    assert_eq!(code, 0, "{err}");
-    let size = json_of(&out)["sizes"][0].clone();
     assert_eq!(size["compiled"], 5, "{size}");
     assert_eq!(size["cut_short"], true);
 }
@@ -489,9 +469,7 @@ fn a_library_needs_run_time_sizes_and_good_size_lists() {
 fn shards_run_as_processes_merge_to_what_one_search_finds() {
     let kernel = "testsuite/strategy/kernels/gemv_n.c";
     let single = scratch_path("single.jsonl").display().to_string();
-    let (code, out, err) = tune(&[kernel, "--db", &single, "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let one = json_of(&out)["sizes"][0].clone();
+    let one = first_size(&[kernel, "--db", &single]);
     // Two shards at once, each its own process and database.
     let shards: Vec<String> = (1..=2)
         .map(|i| {
@@ -525,9 +503,7 @@ fn shards_run_as_processes_merge_to_what_one_search_finds() {
     let merged = scratch_path("shards-merged.jsonl").display().to_string();
     let (code, _, err) = tune(&["merge", &shards[0], &shards[1], "-o", &merged]);
     assert_eq!(code, 0, "{err}");
-    let (code, out, err) = tune(&[kernel, "--db", &merged, "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let again = json_of(&out)["sizes"][0].clone();
+    let again = first_size(&[kernel, "--db", &merged]);
     assert_eq!(again["compiled"], 0, "the shards left work: {again}");
     assert_eq!(again["best_us"], one["best_us"]);
     assert_eq!(again["recipe"], one["recipe"]);

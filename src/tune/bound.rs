@@ -44,7 +44,7 @@
 
 use crate::device::Device;
 use crate::frontend::ast::ScalarType;
-use crate::poly::{AccessId, ArrayKind, LoopId, ReductionOp, StatementId};
+use crate::poly::{AccessId, ArrayId, ArrayKind, LoopId, ReductionOp, StatementId};
 use crate::strategy::analysis::Nests;
 use crate::strategy::{Nest, Variant};
 
@@ -82,20 +82,52 @@ pub struct NestBounds<'a> {
     device: &'a Device,
     /// The statements with box-shaped domains, and their loops' ranges.
     boxes: Vec<(StatementId, Vec<i64>)>,
+    /// Per global array those statements access: the bytes of it they touch at least,
+    /// no more than the array's.
+    touched: Vec<(ArrayId, f64)>,
+    /// The global arrays they access whose size is not known.
+    unknown: Vec<ArrayId>,
 }
 
 impl<'a> NestBounds<'a> {
     pub fn new(n: &'a Nests<'a>, nest: &'a Nest, device: &'a Device) -> NestBounds<'a> {
-        let boxes = nest
+        let boxes: Vec<(StatementId, Vec<i64>)> = nest
             .statements
             .iter()
             .filter_map(|&s| n.p.box_ranges(s, &n.sizes).map(|r| (s, r)))
             .collect();
+        let p = n.p;
+        let (mut touched, mut unknown) = (Vec::new(), Vec::new());
+        for (s, ranges) in &boxes {
+            let st = &p.statements[*s];
+            let whole: Vec<(LoopId, i64)> = st
+                .loops
+                .iter()
+                .copied()
+                .zip(ranges.iter().copied())
+                .collect();
+            for &a in std::iter::once(&st.write).chain(&st.reads) {
+                let array = p.accesses[a].array;
+                let arr = &p.arrays[array];
+                if arr.kind != ArrayKind::Outside || arr.is_scalar() {
+                    continue;
+                }
+                // An array's size is known for every access of it, or for none.
+                let Some(size) = n.bytes(array) else {
+                    unknown.push(array);
+                    continue;
+                };
+                let bytes = distinct(n, a, &whole).0 * arr.elem.size_bytes() as f64;
+                merge(&mut touched, array, bytes.min(size as f64), f64::max);
+            }
+        }
         NestBounds {
             n,
             nest,
             device,
             boxes,
+            touched,
+            unknown,
         }
     }
 
@@ -198,22 +230,14 @@ impl<'a> NestBounds<'a> {
     /// The second bound of the module: the busiest SM's instructions. `None` where the
     /// partition's blocks or threads are not known from its tile sizes.
     fn one_sm(&self, v: &Variant) -> Option<Bound> {
-        let shape = Shape::of(self.n, v)?;
+        let shape = Shape::of(self.n, v).filter(|s| s.blocks >= 1.0)?;
         let host = self.host(v);
         let p = self.n.p;
         let mut work = Work::default();
         let mut launches = f64::INFINITY;
-        // Per array: the most distinct elements one thread reads and writes (loads
-        // counted at 16 bytes each at most), over the accesses.
-        let mut reads: Vec<(crate::poly::ArrayId, f64)> = Vec::new();
-        let mut writes: Vec<(crate::poly::ArrayId, f64)> = Vec::new();
-        let keep = |list: &mut Vec<(crate::poly::ArrayId, f64)>, a, n: f64| match list
-            .iter_mut()
-            .find(|(b, _)| *b == a)
-        {
-            Some((_, m)) => *m = m.max(n),
-            None => list.push((a, n)),
-        };
+        // Per array read (`false`) or written (`true`): the most loads or stores one thread
+        // needs for it in any statement.
+        let mut most: Vec<((bool, ArrayId), f64)> = Vec::new();
         for (s, ranges) in &self.boxes {
             let st = &p.statements[*s];
             // A statement outside a loop mapped to threads: who runs it is not known here.
@@ -261,7 +285,8 @@ impl<'a> NestBounds<'a> {
                     work.fp64 += instances;
                 }
             }
-            let mut here: Vec<(bool, crate::poly::ArrayId, f64)> = Vec::new();
+            // Within the statement, per-instance loads of distinct accesses add up.
+            let mut here: Vec<((bool, ArrayId), f64)> = Vec::new();
             let mut seen: Vec<(bool, &str)> = Vec::new();
             for (k, &a) in std::iter::once(&st.write).chain(&st.reads).enumerate() {
                 let access = &p.accesses[a];
@@ -277,58 +302,42 @@ impl<'a> NestBounds<'a> {
                     Place::Constant => true,
                     Place::Global => !target || moves,
                 };
-                let count = if per_instance {
+                let key = (access.is_write, access.array);
+                if per_instance {
                     if seen.contains(&(access.is_write, access.text.as_str())) {
                         continue;
                     }
                     seen.push((access.is_write, access.text.as_str()));
-                    instances
+                    merge(&mut here, key, instances, |m, n| m + n);
                 } else {
-                    loads(self.n, a, &per_thread, array.elem.size_bytes() as i64)
-                };
-                let key = (access.is_write, access.array);
-                match here.iter_mut().find(|(w, b, _)| (*w, *b) == key) {
-                    Some((_, _, m)) if per_instance => *m += count,
-                    Some((_, _, m)) => *m = m.max(count),
-                    None => here.push((key.0, key.1, count)),
+                    let n = loads(self.n, a, &per_thread, array.elem.size_bytes() as i64);
+                    merge(&mut here, key, n, f64::max);
                 }
             }
-            for (is_write, array, count) in here {
-                keep(
-                    if is_write { &mut writes } else { &mut reads },
-                    array,
-                    count,
-                );
+            for (key, n) in here {
+                merge(&mut most, key, n, f64::max);
             }
         }
         if launches.is_infinite() {
             return None;
         }
-        for (a, n) in reads {
-            match place(&v.placement, a) {
-                Place::Shared | Place::Constant => {
+        for ((is_write, a), n) in most {
+            match (place(&v.placement, a), is_write) {
+                (Place::Shared, true) => {}
+                (Place::Shared | Place::Constant, false) => {
                     work.shared += n;
                     work.issue += n;
                 }
                 // The load/store unit's issue, then a memory pipe; registers are filled
-                // from global memory.
-                Place::Global | Place::Registers => {
+                // from global memory and written back to it.
+                _ => {
                     work.lsu += n;
                     work.issue += 2.0 * n;
                 }
             }
         }
-        for (a, n) in writes {
-            if place(&v.placement, a) != Place::Shared {
-                work.lsu += n;
-                work.issue += 2.0 * n;
-            }
-        }
         let r = &self.device.resources;
         let l = &self.device.limits;
-        if shape.blocks < 1.0 {
-            return None;
-        }
         let sms = l.sms as f64;
         let per_sm = (shape.blocks / shape.blocks.min(sms)).ceil() as i64;
         let warps = (shape.threads + l.warp_size - 1) / l.warp_size;
@@ -378,37 +387,19 @@ impl<'a> NestBounds<'a> {
     /// Counted for a nest launched once (a repeated launch finds arrays that fit in L2
     /// there), as the elements its statements touch at least.
     fn dram_floor(&self, v: &Variant) -> Option<Bound> {
-        let p = self.n.p;
         if !self.host(v).is_empty() {
             return None;
         }
-        let mut touched: Vec<(crate::poly::ArrayId, f64)> = Vec::new();
-        for (s, ranges) in &self.boxes {
-            let st = &p.statements[*s];
-            let whole: Vec<(LoopId, i64)> = st
-                .loops
-                .iter()
-                .copied()
-                .zip(ranges.iter().copied())
-                .collect();
-            for &a in std::iter::once(&st.write).chain(&st.reads) {
-                let array = p.accesses[a].array;
-                let arr = &p.arrays[array];
-                if arr.kind != ArrayKind::Outside
-                    || arr.is_scalar()
-                    || place(&v.placement, array) == Place::Constant
-                {
-                    continue;
-                }
-                let bytes = distinct(self.n, a, &whole).0 * arr.elem.size_bytes() as f64;
-                let bytes = bytes.min(self.n.bytes(array)? as f64);
-                match touched.iter_mut().find(|(b, _)| *b == array) {
-                    Some((_, m)) => *m = m.max(bytes),
-                    None => touched.push((array, bytes)),
-                }
-            }
+        let global = |a: &ArrayId| place(&v.placement, *a) != Place::Constant;
+        if self.unknown.iter().any(global) {
+            return None;
         }
-        let bytes: f64 = touched.iter().map(|(_, b)| b).sum();
+        let bytes: f64 = self
+            .touched
+            .iter()
+            .filter(|(a, _)| global(a))
+            .map(|(_, b)| b)
+            .sum();
         let floor = bytes / (self.device.dram_bandwidth_gb_s() * 1e3);
         (floor > 0.0).then(|| Bound {
             us: self.device.model.launch_overhead_us + floor,
@@ -437,7 +428,7 @@ enum Place {
     Global,
 }
 
-fn place(p: &crate::strategy::placement::Placement, a: crate::poly::ArrayId) -> Place {
+fn place(p: &crate::strategy::placement::Placement, a: ArrayId) -> Place {
     if p.registers.contains(&a) {
         Place::Registers
     } else if p.shared.contains(&a) {
@@ -495,6 +486,14 @@ impl<'a> PlanBounds<'a> {
             .filter(|j| *j != k)
             .map(|j| self.of(j, &chosen[j]))
             .sum()
+    }
+}
+
+/// Folds `n` into `list`'s entry for `key` with `f` (or starts the entry).
+fn merge<K: PartialEq>(list: &mut Vec<(K, f64)>, key: K, n: f64, f: impl Fn(f64, f64) -> f64) {
+    match list.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, m)) => *m = f(*m, n),
+        None => list.push((key, n)),
     }
 }
 
