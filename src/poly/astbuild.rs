@@ -459,6 +459,12 @@ mod tests {
              S2[i] -> [0, i, 0, 3, 0] : 0 <= i < N }",
             "[N, t] -> { S0[i, j] -> [0, floor(i/16), 0, i, 0, j, 0] : 0 <= i < N and \
              4j + t <= 15 and 4j + t >= 0; Y0[k] -> [0, k, 1, 0, 0, 0, 0] : 0 <= 16k < N }",
+            // A dimension every statement fixes to the parameter (a kernel's thread) is
+            // left out of the tree; one a statement alone fixes keeps its band.
+            "[N, t] -> { S0[i] -> [0, t, 0, i, 0] : 0 <= i < N; \
+             S1[i] -> [0, t, 1, t, i] : t <= i < N; Y0[] -> [0, t, 2, 0, 0] }",
+            "[N, t] -> { S0[i] -> [0, t, 0, i] : 0 <= i < N; S1[i] -> [0, 2t - i, 1, i] : \
+             0 <= i < N and i = t }",
         ] {
             let schedule = UnionMap::parse(&ctx, text).unwrap();
             let tree = build_ast(&ctx, &context, &schedule, None).unwrap();
