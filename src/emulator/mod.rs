@@ -13,6 +13,7 @@ pub mod runs;
 pub mod saake;
 pub mod sass;
 pub mod streams;
+mod threads;
 pub mod workload;
 
 use crate::codegen::ir::Generated;

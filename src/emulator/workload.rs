@@ -22,6 +22,7 @@ use crate::transform::datacopy::Memory;
 use crate::transform::{Placement, StmtKind, Transformed};
 
 use super::runs;
+use super::threads::{moves_with_the_block, moving_names, sampled_blocks, Share, ThreadSpace};
 
 /// How an index moves with threadIdx.x and .y (`None`: not affinely).
 type Step = Option<(i64, i64)>;
@@ -368,7 +369,7 @@ pub fn sites(t: &Transformed, g: &Generated, sizes: &[(String, i64)], sms: i64) 
 
 /// Values of variables (parameters, loop variables at their middle iteration).
 #[derive(Clone, Debug, Default)]
-struct Env {
+pub(super) struct Env {
     values: Vec<(String, i64)>,
     /// Per loop variable of a kernel: how it moves with threadIdx.x and .y.
     thread_coefficients: Vec<(String, (i64, i64))>,
@@ -389,7 +390,7 @@ struct Innermost {
 }
 
 impl Env {
-    fn set(&mut self, name: &str, v: i64) {
+    pub(super) fn set(&mut self, name: &str, v: i64) {
         // In place when the name has a value (a loop variable, at every iteration).
         match self.values.iter_mut().rev().find(|(n, _)| n == name) {
             Some(entry) => entry.1 = v,
@@ -397,7 +398,7 @@ impl Env {
         }
     }
 
-    fn get(&self, name: &str) -> Option<i64> {
+    pub(super) fn get(&self, name: &str) -> Option<i64> {
         self.values
             .iter()
             .rev()
@@ -407,7 +408,7 @@ impl Env {
 }
 
 /// The value of an isl AST expression, if every name in it has one.
-fn eval(e: &Expr, env: &Env) -> Option<i64> {
+pub(super) fn eval(e: &Expr, env: &Env) -> Option<i64> {
     Some(match e {
         Expr::Int(v) => *v,
         Expr::Id(n) => env.get(n)?,
@@ -691,26 +692,6 @@ fn representative_block(
     (grid, at)
 }
 
-/// The prologue's variables of kernel `k` that depend on the block's position.
-fn moving_names(k: &KernelIr) -> Vec<&str> {
-    let mut moving: Vec<&str> = Vec::new();
-    for v in &k.prologue {
-        if moves_with_the_block(&v.value, &moving) {
-            moving.push(&v.name);
-        }
-    }
-    moving
-}
-
-/// Whether `e` depends on the block's position: reads `blockIdx` or a `moving` name.
-fn moves_with_the_block(e: &Expr, moving: &[&str]) -> bool {
-    let mut names = Vec::new();
-    free_names(e, &mut names);
-    names
-        .iter()
-        .any(|n| n.starts_with("blockIdx.") || moving.contains(n))
-}
-
 /// Whether a loop bound of kernel `k` depends on the block's position (through
 /// `blockIdx` or the prologue's variables): else every block does the same.
 fn bounds_move_with_the_block(k: &KernelIr) -> bool {
@@ -757,28 +738,6 @@ fn heaviest_block(t: &Transformed, k: &KernelIr, env: &Env, grid: &[i64]) -> Vec
         }
     }
     best.1
-}
-
-/// Positions per grid dimension at which guards are sampled ([`ThreadSpace::fraction`]).
-const GUARD_SAMPLES: i64 = 5;
-
-/// The blocks of `grid` at `per_dimension` evenly spaced positions along each dimension,
-/// both ends included, every combination (the first dimension fastest, the block at the
-/// origin first).
-fn sampled_blocks(grid: &[i64], per_dimension: i64) -> Vec<Vec<i64>> {
-    let mut blocks = vec![Vec::new()];
-    for &extent in grid {
-        let last = per_dimension - 1;
-        let mut along: Vec<i64> = (0..per_dimension)
-            .map(|k| k * (extent - 1).max(0) / last)
-            .collect();
-        along.dedup();
-        blocks = along
-            .iter()
-            .flat_map(|&x| blocks.iter().map(move |b| [b.as_slice(), &[x]].concat()))
-            .collect();
-    }
-    blocks
 }
 
 /// Walks kernel `k` for the middle thread of block `at` of `grid` into `sink`; returns
@@ -828,7 +787,7 @@ fn walk_block(
             entry: entry_env,
         },
         active: std::cell::Cell::new(1.0),
-        fractions: std::cell::RefCell::new(Vec::new()),
+        fractions: std::cell::RefCell::new(std::collections::HashMap::new()),
         copying: std::cell::Cell::new(Share::ALL),
         shrink: std::cell::Cell::new(1.0),
         sizes: std::cell::RefCell::new(Vec::new()),
@@ -836,7 +795,7 @@ fn walk_block(
         statements: std::cell::RefCell::new(Vec::new()),
         lanes: std::cell::RefCell::new(Vec::new()),
         guards: std::cell::RefCell::new(Vec::new()),
-        masks: std::cell::RefCell::new(Vec::new()),
+        masks: std::cell::RefCell::new(std::collections::HashMap::new()),
         written: (0..t.program.arrays.len())
             .filter(|&a| t.writes(&t.kernels[k.kernel].statements, a))
             .collect(),
@@ -888,14 +847,14 @@ fn thread_coefficients(e: &Expr, env: &Env) -> Option<(i64, i64)> {
     Some((cx, cy))
 }
 
-const DIMS: [&str; 3] = ["x", "y", "z"];
+pub(super) const DIMS: [&str; 3] = ["x", "y", "z"];
 
 /// A warp access's move along the threads and its element size.
 type LanesKey = (Step, i64);
 
-/// A guard (by address), the share of threads that pass it, and its conjuncts left to
-/// evaluate per iteration ([`Walker::guard`]).
-type MeasuredGuard<'a> = (*const Expr, Option<Share>, Vec<&'a Expr>);
+/// The share of threads that pass a guard, and its conjuncts left to evaluate per
+/// iteration ([`Walker::guard`]).
+type MeasuredGuard<'a> = (Option<Share>, Vec<&'a Expr>);
 
 /// Which threads of a block pass a guard, in `threadIdx` order.
 type Mask = std::rc::Rc<Vec<bool>>;
@@ -912,9 +871,10 @@ struct Walker<'a> {
     /// that pass a guard on the thread's position (a triangle's blocks above its
     /// diagonal do nothing).
     active: std::cell::Cell<f64>,
-    /// Guards already measured (by address), with their share and the conjuncts left to
-    /// evaluate per iteration ([`Walker::guard`]).
-    fractions: std::cell::RefCell<Vec<MeasuredGuard<'a>>>,
+    /// Guards already measured (by value, as an unrolled tile repeats each guard, and
+    /// whether split), with their share and the conjuncts left to evaluate per iteration
+    /// ([`Walker::guard`]).
+    fractions: std::cell::RefCell<std::collections::HashMap<(&'a Expr, bool), MeasuredGuard<'a>>>,
     /// The threads that run the copies being walked (inside guards around copies only).
     copying: std::cell::Cell<Share>,
     /// In an expanding walk, the share of their iterations the loops about to be walked
@@ -931,8 +891,8 @@ struct Walker<'a> {
     /// The guards on the thread's position around the code being walked, each with the
     /// side taken (see [`Walker::running`]).
     guards: std::cell::RefCell<Vec<(&'a Expr, bool)>>,
-    /// Guards already evaluated thread by thread (by address): which threads pass.
-    masks: std::cell::RefCell<Vec<(*const Expr, Mask)>>,
+    /// Guards already evaluated thread by thread (by value): which threads pass.
+    masks: std::cell::RefCell<std::collections::HashMap<&'a Expr, Mask>>,
     /// The arrays the kernel writes.
     written: Vec<usize>,
     /// Per statement in a straight-line run, its shared reads as nvcc loads them
@@ -941,170 +901,22 @@ struct Walker<'a> {
     planned: std::cell::RefCell<Vec<*const Node>>,
 }
 
-/// The threads of a launch, for guards that depend on where a thread is.
-struct ThreadSpace<'a> {
-    kernel: &'a KernelIr,
-    grid: &'a [i64],
-    block: &'a [i64],
-    /// The values at the kernel's entry (sizes, host loop variables).
-    entry: Env,
-}
-
-impl ThreadSpace<'_> {
-    /// Whether thread `id` (in `threadIdx` order) of the block `env` names passes `cond`.
-    fn passes(&self, cond: &Expr, env: &mut Env, thread_names: &[String], id: i64) -> bool {
-        let mut rest = id;
-        for (d, b) in self.block.iter().enumerate() {
-            env.set(&thread_names[d], rest % b);
-            rest /= b;
-        }
-        for v in &self.kernel.prologue {
-            if let Some(x) = eval(&v.value, env) {
-                env.set(&v.name, x);
-            }
-        }
-        eval(cond, env) != Some(0)
-    }
-
-    /// Which threads of a block pass `cond`, a guard on the thread's position, in
-    /// `threadIdx` order: of the blocks [`ThreadSpace::fraction`] samples, the one where
-    /// most pass (a block that works, not one a triangle's diagonal cuts); any block when
-    /// `cond` does not depend on the block's position.
-    fn mask(&self, cond: &Expr) -> Vec<bool> {
-        let mut env = self.entry.clone();
-        let threads: i64 = self.block.iter().product::<i64>().max(1);
-        let (thread_names, block_names) = position_names(self.block.len(), self.grid.len());
-        let count = |m: &[bool]| m.iter().filter(|&&x| x).count();
-        let block_dependent = moves_with_the_block(cond, &moving_names(self.kernel));
-        let mut best: Vec<bool> = Vec::new();
-        for at in sampled_blocks(self.grid, GUARD_SAMPLES) {
-            for (name, &b) in block_names.iter().zip(&at) {
-                env.set(name, b);
-            }
-            let passes: Vec<bool> = (0..threads)
-                .map(|id| self.passes(cond, &mut env, &thread_names, id))
-                .collect();
-            if best.is_empty() || count(&passes) > count(&best) {
-                best = passes;
-            }
-            if count(&best) == best.len() || !block_dependent {
-                break;
-            }
-        }
-        best
-    }
-
-    /// How many threads pass `cond`: the share of warps of which a lane passes, sampled
-    /// over up to 5 blocks per grid dimension (evenly spaced, both ends included) and, in
-    /// each warp, its first, middle and last lane (a guard affine in the position passes
-    /// an interval of lanes); and the share of the lanes of those warps that pass, every
-    /// lane counted in the first block. `None` when `cond` reads anything but the position
-    /// and the entry's values, or does not depend on the position.
-    fn fraction(&self, cond: &Expr) -> Option<Share> {
-        if !self.fraction_applies(cond) {
-            return None;
-        }
-        let threads: i64 = self.block.iter().product();
-        let mut env = self.entry.clone();
-        let (mut active, mut total) = (0u64, 0u64);
-        let (mut lanes_in, mut lanes_of) = (0u64, 0u64);
-        // The names once, not per sampled lane (this runs in every ranking's emulation).
-        let (thread_names, block_names) = position_names(self.block.len(), self.grid.len());
-        for (k, at) in sampled_blocks(self.grid, GUARD_SAMPLES)
-            .into_iter()
-            .enumerate()
-        {
-            for (name, &b) in block_names.iter().zip(&at) {
-                env.set(name, b);
-            }
-            let first_block = k == 0;
-            for warp in 0..(threads + 31) / 32 {
-                let mut passes = |id: i64| self.passes(cond, &mut env, &thread_names, id);
-                let lanes = [0, 15, 31].map(|l| (warp * 32 + l).min(threads - 1));
-                let passed = lanes.iter().any(|&id| passes(id));
-                if passed && first_block {
-                    let all = warp * 32..(warp * 32 + 32).min(threads);
-                    lanes_of += all.end.saturating_sub(all.start) as u64;
-                    lanes_in += all.filter(|&id| passes(id)).count() as u64;
-                }
-                active += u64::from(passed);
-                total += 1;
-            }
-        }
-        Some(Share {
-            warps: active as f64 / total.max(1) as f64,
-            lanes: if lanes_of == 0 {
-                1.0
-            } else {
-                lanes_in as f64 / lanes_of as f64
-            },
-        })
-    }
-
-    /// Whether `cond` reads the position and otherwise only the entry's values (what
-    /// [`Self::fraction`] measures).
-    fn fraction_applies(&self, cond: &Expr) -> bool {
-        let mut names = Vec::new();
-        free_names(cond, &mut names);
-        let positional = |n: &str| {
-            n.starts_with("threadIdx.")
-                || n.starts_with("blockIdx.")
-                || self.kernel.prologue.iter().any(|v| v.name == n)
-        };
-        names.iter().any(|n| positional(n))
-            && names
-                .iter()
-                .all(|n| positional(n) || self.entry.get(n).is_some())
-    }
-}
-
-/// The names of `threadIdx`'s and `blockIdx`'s components, for blocks and grids of
-/// `block` and `grid` dimensions.
-fn position_names(block: usize, grid: usize) -> (Vec<String>, Vec<String>) {
-    let names = |what: &str, n: usize| -> Vec<String> {
-        (0..n).map(|d| format!("{what}.{}", DIMS[d])).collect()
-    };
-    (names("threadIdx", block), names("blockIdx", grid))
-}
-
-/// The threads that pass a guard: the share of warps with a lane that passes, and the
-/// share of those warps' lanes that pass.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Share {
-    warps: f64,
-    lanes: f64,
-}
-
-impl Share {
-    const ALL: Share = Share {
-        warps: 1.0,
-        lanes: 1.0,
-    };
-}
-
-fn free_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
-    match e {
-        Expr::Id(n) => out.push(n),
-        Expr::Op(_, args) => args.iter().for_each(|a| free_names(a, out)),
-        _ => {}
-    }
-}
-
 impl<'a> Walker<'a> {
-    /// A guard's measure, once per guard (by address): the share of threads that pass it
+    /// A guard's measure, once per guard (by value): the share of threads that pass it
     /// ([`ThreadSpace::fraction`]); where `split`, of its conjuncts on the position alone,
     /// with the others (a loop's variable: `ty < 8 && kk < 127`, a double-buffered copy)
     /// returned to be evaluated per iteration.
     fn guard(&self, cond: &'a Expr, split: bool) -> (Option<Share>, Vec<&'a Expr>) {
-        let key = cond as *const Expr;
-        if let Some((_, f, rest)) = self.fractions.borrow().iter().find(|(k, _, _)| *k == key) {
+        if let Some((f, rest)) = self.fractions.borrow().get(&(cond, split)) {
             return (*f, rest.clone());
         }
         let (f, rest) = match split.then(|| self.split_guard(cond)).flatten() {
             Some((positional, rest)) => (self.space.fraction(&positional), rest),
             None => (self.space.fraction(cond), Vec::new()),
         };
-        self.fractions.borrow_mut().push((key, f, rest.clone()));
+        self.fractions
+            .borrow_mut()
+            .insert((cond, split), (f, rest.clone()));
         (f, rest)
     }
 
@@ -1190,13 +1002,12 @@ impl<'a> Walker<'a> {
     }
 
     /// [`ThreadSpace::mask`], evaluated once per guard.
-    fn mask(&self, cond: &Expr) -> Mask {
-        let key = cond as *const Expr;
-        if let Some((_, m)) = self.masks.borrow().iter().find(|(k, _)| *k == key) {
+    fn mask(&self, cond: &'a Expr) -> Mask {
+        if let Some(m) = self.masks.borrow().get(cond) {
             return m.clone();
         }
         let m = Mask::new(self.space.mask(cond));
-        self.masks.borrow_mut().push((key, m.clone()));
+        self.masks.borrow_mut().insert(cond, m.clone());
         m
     }
 

@@ -47,7 +47,7 @@ enum NodeType {
 }
 
 /// An operator of an [`AstExpr`], as isl's AST generator uses them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AstOp {
     And,
     Or,
@@ -80,7 +80,7 @@ pub enum AstOp {
 
 /// An expression of the generated AST: integers, identifiers (loop iterators and
 /// parameters) and operations.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum AstExpr {
     Int(i64),
     Id(String),

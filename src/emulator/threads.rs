@@ -1,0 +1,233 @@
+//! The threads of a launch, for guards that depend on where a thread is: which share of a
+//! launch's warps and lanes pass one ([`ThreadSpace::fraction`]), and which threads of a
+//! block ([`ThreadSpace::mask`]), sampled over the grid.
+//!
+//! A guard is written out in the position alone before its threads are counted (the
+//! prologue's variables in terms of `threadIdx` and `blockIdx`, the entry's values as
+//! numbers): each of the hundreds of lanes sampled then evaluates a few operations, where
+//! it evaluated the whole prologue by name (a register-tiled product of unknown sizes
+//! measures thousands of guards per ranking).
+
+use super::workload::{eval, Env, DIMS};
+use crate::codegen::ir::{Expr, KernelIr};
+
+/// The prologue's variables of kernel `k` that depend on the block's position.
+pub(super) fn moving_names(k: &KernelIr) -> Vec<&str> {
+    let mut moving: Vec<&str> = Vec::new();
+    for v in &k.prologue {
+        if moves_with_the_block(&v.value, &moving) {
+            moving.push(&v.name);
+        }
+    }
+    moving
+}
+
+/// Whether `e` depends on the block's position: reads `blockIdx` or a `moving` name.
+pub(super) fn moves_with_the_block(e: &Expr, moving: &[&str]) -> bool {
+    let mut names = Vec::new();
+    free_names(e, &mut names);
+    names
+        .iter()
+        .any(|n| n.starts_with("blockIdx.") || moving.contains(n))
+}
+
+/// Positions per grid dimension at which guards are sampled ([`ThreadSpace::fraction`]).
+const GUARD_SAMPLES: i64 = 5;
+
+/// The blocks of `grid` at `per_dimension` evenly spaced positions along each dimension,
+/// both ends included, every combination (the first dimension fastest, the block at the
+/// origin first).
+pub(super) fn sampled_blocks(grid: &[i64], per_dimension: i64) -> Vec<Vec<i64>> {
+    let mut blocks = vec![Vec::new()];
+    for &extent in grid {
+        let last = per_dimension - 1;
+        let mut along: Vec<i64> = (0..per_dimension)
+            .map(|k| k * (extent - 1).max(0) / last)
+            .collect();
+        along.dedup();
+        blocks = along
+            .iter()
+            .flat_map(|&x| blocks.iter().map(move |b| [b.as_slice(), &[x]].concat()))
+            .collect();
+    }
+    blocks
+}
+
+/// The threads of a launch, for guards that depend on where a thread is.
+pub(super) struct ThreadSpace<'a> {
+    pub kernel: &'a KernelIr,
+    pub grid: &'a [i64],
+    pub block: &'a [i64],
+    /// The values at the kernel's entry (sizes, host loop variables).
+    pub entry: Env,
+}
+
+impl ThreadSpace<'_> {
+    /// `cond` in the position alone: each prologue variable replaced by its value in
+    /// terms of `threadIdx` and `blockIdx`, each value the entry has by that number, and
+    /// each operation on numbers alone by its result.
+    fn on_position(&self, cond: &Expr) -> Expr {
+        let mut defined: Vec<(&str, Expr)> = Vec::with_capacity(self.kernel.prologue.len());
+        for v in &self.kernel.prologue {
+            let value = self.resolve(&v.value, &defined);
+            defined.push((&v.name, value));
+        }
+        self.resolve(cond, &defined)
+    }
+
+    fn resolve(&self, e: &Expr, defined: &[(&str, Expr)]) -> Expr {
+        match e {
+            Expr::Int(_) => e.clone(),
+            Expr::Id(n) if n.starts_with("threadIdx.") || n.starts_with("blockIdx.") => e.clone(),
+            Expr::Id(n) => match defined.iter().rev().find(|(name, _)| name == n) {
+                Some((_, value)) => value.clone(),
+                None => self.entry.get(n).map_or_else(|| e.clone(), Expr::Int),
+            },
+            Expr::Op(op, args) => {
+                let args: Vec<Expr> = args.iter().map(|a| self.resolve(a, defined)).collect();
+                let numbers = args.iter().all(|a| matches!(a, Expr::Int(_)));
+                let e = Expr::Op(*op, args);
+                match numbers.then(|| eval(&e, &Env::default())).flatten() {
+                    Some(v) => Expr::Int(v),
+                    None => e,
+                }
+            }
+        }
+    }
+
+    /// Whether thread `id` (in `threadIdx` order) of the block `env` names passes `cond`,
+    /// a guard in the position alone ([`Self::on_position`]).
+    fn passes(&self, cond: &Expr, env: &mut Env, thread_names: &[String], id: i64) -> bool {
+        let mut rest = id;
+        for (d, b) in self.block.iter().enumerate() {
+            env.set(&thread_names[d], rest % b);
+            rest /= b;
+        }
+        eval(cond, env) != Some(0)
+    }
+
+    /// Which threads of a block pass `cond`, a guard on the thread's position, in
+    /// `threadIdx` order: of the blocks [`ThreadSpace::fraction`] samples, the one where
+    /// most pass (a block that works, not one a triangle's diagonal cuts); any block when
+    /// `cond` does not depend on the block's position.
+    pub fn mask(&self, cond: &Expr) -> Vec<bool> {
+        let block_dependent = moves_with_the_block(cond, &moving_names(self.kernel));
+        let cond = &self.on_position(cond);
+        let mut env = Env::default();
+        let threads: i64 = self.block.iter().product::<i64>().max(1);
+        let (thread_names, block_names) = position_names(self.block.len(), self.grid.len());
+        let count = |m: &[bool]| m.iter().filter(|&&x| x).count();
+        let mut best: Vec<bool> = Vec::new();
+        for at in sampled_blocks(self.grid, GUARD_SAMPLES) {
+            for (name, &b) in block_names.iter().zip(&at) {
+                env.set(name, b);
+            }
+            let passes: Vec<bool> = (0..threads)
+                .map(|id| self.passes(cond, &mut env, &thread_names, id))
+                .collect();
+            if best.is_empty() || count(&passes) > count(&best) {
+                best = passes;
+            }
+            if count(&best) == best.len() || !block_dependent {
+                break;
+            }
+        }
+        best
+    }
+
+    /// How many threads pass `cond`: the share of warps of which a lane passes, sampled
+    /// over up to 5 blocks per grid dimension (evenly spaced, both ends included) and, in
+    /// each warp, its first, middle and last lane (a guard affine in the position passes
+    /// an interval of lanes); and the share of the lanes of those warps that pass, every
+    /// lane counted in the first block. `None` when `cond` reads anything but the position
+    /// and the entry's values, or does not depend on the position.
+    pub fn fraction(&self, cond: &Expr) -> Option<Share> {
+        if !self.fraction_applies(cond) {
+            return None;
+        }
+        let cond = &self.on_position(cond);
+        let threads: i64 = self.block.iter().product();
+        let mut env = Env::default();
+        let (mut active, mut total) = (0u64, 0u64);
+        let (mut lanes_in, mut lanes_of) = (0u64, 0u64);
+        // The names once, not per sampled lane (this runs in every ranking's emulation).
+        let (thread_names, block_names) = position_names(self.block.len(), self.grid.len());
+        for (k, at) in sampled_blocks(self.grid, GUARD_SAMPLES)
+            .into_iter()
+            .enumerate()
+        {
+            for (name, &b) in block_names.iter().zip(&at) {
+                env.set(name, b);
+            }
+            let first_block = k == 0;
+            for warp in 0..(threads + 31) / 32 {
+                let mut passes = |id: i64| self.passes(cond, &mut env, &thread_names, id);
+                let lanes = [0, 15, 31].map(|l| (warp * 32 + l).min(threads - 1));
+                let passed = lanes.iter().any(|&id| passes(id));
+                if passed && first_block {
+                    let all = warp * 32..(warp * 32 + 32).min(threads);
+                    lanes_of += all.end.saturating_sub(all.start) as u64;
+                    lanes_in += all.filter(|&id| passes(id)).count() as u64;
+                }
+                active += u64::from(passed);
+                total += 1;
+            }
+        }
+        Some(Share {
+            warps: active as f64 / total.max(1) as f64,
+            lanes: if lanes_of == 0 {
+                1.0
+            } else {
+                lanes_in as f64 / lanes_of as f64
+            },
+        })
+    }
+
+    /// Whether `cond` reads the position and otherwise only the entry's values (what
+    /// [`Self::fraction`] measures).
+    pub fn fraction_applies(&self, cond: &Expr) -> bool {
+        let mut names = Vec::new();
+        free_names(cond, &mut names);
+        let positional = |n: &str| {
+            n.starts_with("threadIdx.")
+                || n.starts_with("blockIdx.")
+                || self.kernel.prologue.iter().any(|v| v.name == n)
+        };
+        names.iter().any(|n| positional(n))
+            && names
+                .iter()
+                .all(|n| positional(n) || self.entry.get(n).is_some())
+    }
+}
+
+/// The names of `threadIdx`'s and `blockIdx`'s components, for blocks and grids of
+/// `block` and `grid` dimensions.
+fn position_names(block: usize, grid: usize) -> (Vec<String>, Vec<String>) {
+    let names = |what: &str, n: usize| -> Vec<String> {
+        (0..n).map(|d| format!("{what}.{}", DIMS[d])).collect()
+    };
+    (names("threadIdx", block), names("blockIdx", grid))
+}
+
+/// The threads that pass a guard: the share of warps with a lane that passes, and the
+/// share of those warps' lanes that pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Share {
+    pub warps: f64,
+    pub lanes: f64,
+}
+
+impl Share {
+    pub const ALL: Share = Share {
+        warps: 1.0,
+        lanes: 1.0,
+    };
+}
+
+pub(super) fn free_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+    match e {
+        Expr::Id(n) => out.push(n),
+        Expr::Op(_, args) => args.iter().for_each(|a| free_names(a, out)),
+        _ => {}
+    }
+}
