@@ -188,7 +188,7 @@ pub fn build_ast(
         "{schedule}\n{context}\n{}",
         options.map(|o| o.to_string()).unwrap_or_default()
     );
-    BUILT.get_or(key, || build_ast_uncached(ctx, context, schedule, options))
+    BUILT.get_or_once(key, || build_ast_uncached(ctx, context, schedule, options))
 }
 
 /// The ASTs built in this process (a compile builds a few hundred).

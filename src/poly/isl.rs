@@ -344,6 +344,18 @@ impl Set {
         self.copy_raw()
     }
 
+    /// The same set in fewest pieces without redundant constraints (`0 <= i <= 9 and
+    /// i <= j <= 9` is `i >= 0 and i <= j <= 9`), so that two writings of one set read
+    /// alike.
+    pub fn simplest(&self) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .coalesce()
+            .and_then(IslSet::remove_redundancies)
+            .map_err(|e| err("remove_redundancies", e))?;
+        Ok(self.wrap(raw))
+    }
+
     pub fn is_empty(&self) -> IslResult<bool> {
         self.raw.is_empty().map_err(|e| err("is_empty", e))
     }
@@ -616,6 +628,17 @@ impl Map {
     /// A new isl-rs handle to the same map, for [`super::schedtree`].
     pub(super) fn raw_copy(&self) -> IslResult<IslMap> {
         self.copy_raw()
+    }
+
+    /// The same relation in fewest pieces without redundant constraints (see
+    /// [`Set::simplest`]).
+    pub fn simplest(&self) -> IslResult<Map> {
+        let raw = self
+            .copy_raw()?
+            .coalesce()
+            .and_then(IslMap::remove_redundancies)
+            .map_err(|e| err("remove_redundancies", e))?;
+        Ok(self.wrap(raw))
     }
 
     pub fn is_empty(&self) -> IslResult<bool> {

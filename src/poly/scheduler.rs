@@ -18,6 +18,7 @@ use isl_rs::{
 };
 
 /// A statement to schedule.
+#[derive(Clone, Copy)]
 pub struct Statement<'a> {
     /// Its tuple name in the domain and the dependences (`S0`).
     pub name: &'a str,
@@ -77,8 +78,26 @@ pub fn schedule(
 ) -> IslResult<Node> {
     // The strategy generator schedules a serial nest once per plan, and each candidate
     // recipe that replays `reschedule` asks again: the same inputs give the same tree.
+    // They come written in different ways (a domain with or without a bound its other
+    // constraints imply: ludcmp's one problem came as three texts, 0.45 s each), so isl
+    // is given, and the key written from, each input in its simplest form.
+    let domains = statements
+        .iter()
+        .map(|st| st.domain.simplest())
+        .collect::<IslResult<Vec<Set>>>()?;
+    let statements: Vec<Statement> = statements
+        .iter()
+        .zip(&domains)
+        .map(|(st, domain)| Statement { domain, ..*st })
+        .collect();
+    let simplest = |maps: &[Map]| {
+        maps.iter()
+            .map(Map::simplest)
+            .collect::<IslResult<Vec<Map>>>()
+    };
+    let (dependences, order_only) = (simplest(dependences)?, simplest(order_only)?);
     let mut key = String::new();
-    for st in statements {
+    for st in &statements {
         key.push_str(&format!(
             "{}|{}|{}\n",
             st.name,
@@ -86,12 +105,12 @@ pub fn schedule(
             st.iterators.join(",")
         ));
     }
-    for (tag, maps) in [("d", dependences), ("o", order_only)] {
+    for (tag, maps) in [("d", &dependences), ("o", &order_only)] {
         for m in maps {
             key.push_str(&format!("{tag} {m}\n"));
         }
     }
-    SCHEDULED.get_or(key, || compute(ctx, statements, dependences, order_only))
+    SCHEDULED.get_or_once(key, || compute(ctx, &statements, &dependences, &order_only))
 }
 
 /// The schedules found in this process, by their inputs' texts.
