@@ -849,8 +849,8 @@ fn thread_coefficients(e: &Expr, env: &Env) -> Option<(i64, i64)> {
 
 pub(super) const DIMS: [&str; 3] = ["x", "y", "z"];
 
-/// A warp access's move along the threads and its element size.
-type LanesKey = (Step, i64);
+/// A warp access's move along the threads, its element size and the bytes each lane moves.
+type LanesKey = (Step, i64, i64);
 
 /// The share of threads that pass a guard, and its conjuncts left to evaluate per
 /// iteration ([`Walker::guard`]).
@@ -1372,13 +1372,9 @@ impl<'a> Walker<'a> {
                             // it take).
                             Some(&(_, words)) if words > 1 => match self.shared(stride, elem) {
                                 Mem::Shared { wide, .. } => Some(Mem::Shared {
-                                    wavefronts: lanes_of(
-                                        stride,
-                                        self.block,
-                                        elem,
-                                        words as i64 * elem,
-                                    )
-                                    .wavefronts,
+                                    wavefronts: self
+                                        .lanes_of(stride, elem, words as i64 * elem)
+                                        .wavefronts,
                                     wide,
                                 }),
                                 m => Some(m),
@@ -1520,11 +1516,7 @@ impl<'a> Walker<'a> {
     /// (a wide register copy's vector).
     fn global_wide(&self, stride: Step, elem: i64, bytes: i64, array: usize) -> Mem {
         let c = self.copying.get();
-        let l = if bytes == elem {
-            self.lanes(stride, elem)
-        } else {
-            lanes_of(stride, self.block, elem, bytes)
-        };
+        let l = self.lanes_of(stride, elem, bytes);
         let sectors = (l.sectors * c.lanes).max(1.0) * c.warps;
         Mem::Global {
             sectors,
@@ -1537,11 +1529,17 @@ impl<'a> Walker<'a> {
 
     /// [`lanes`] for the walk's block, computed once per stride and element size.
     fn lanes(&self, stride: Step, elem: i64) -> Lanes {
-        let key = (stride, elem);
+        self.lanes_of(stride, elem, elem)
+    }
+
+    /// [`lanes_of`], once per walk for each stride, element size and width (every shared
+    /// access of every instance walked asks for its plain and wide forms).
+    fn lanes_of(&self, stride: Step, elem: i64, bytes: i64) -> Lanes {
+        let key = (stride, elem, bytes);
         if let Some((_, r)) = self.lanes.borrow().iter().find(|(k, _)| *k == key) {
             return *r;
         }
-        let r = lanes(stride, self.block, elem);
+        let r = lanes_of(stride, self.block, elem, bytes);
         self.lanes.borrow_mut().push((key, r));
         r
     }
@@ -1614,7 +1612,7 @@ impl<'a> Walker<'a> {
     }
 
     fn shared(&self, stride: Step, elem: i64) -> Mem {
-        let wide = |k: i64| lanes_of(stride, self.block, elem, k * elem).wavefronts;
+        let wide = |k: i64| self.lanes_of(stride, elem, k * elem).wavefronts;
         Mem::Shared {
             wavefronts: self.lanes(stride, elem).wavefronts,
             wide: [wide(2), wide(4)],
