@@ -84,7 +84,7 @@ pub fn estimate(
     detail: Detail,
     native: &ptxas::Native,
 ) -> Result<Estimate, String> {
-    let kernels = kernel::emulate(t, g, device, sizes, detail, native)?;
+    let kernels = runs::keeping(|| kernel::emulate(t, g, device, sizes, detail, native))?;
     Ok(Estimate {
         time_us: kernels.iter().map(|k| k.time_us).sum(),
         emulated_us: kernels.iter().map(|k| k.emulated_us).sum(),

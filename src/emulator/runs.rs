@@ -43,6 +43,51 @@ type Run<'a> = Vec<(&'a Node, Vec<(usize, Option<Element>)>)>;
 /// The widest load nvcc makes, in bytes.
 const WIDEST: i64 = 16;
 
+/// The plans of one node list: each planned statement's node and reads.
+pub type Planned = std::rc::Rc<Vec<(*const Node, std::rc::Rc<Reads>)>>;
+
+thread_local! {
+    /// While [`keeping`] runs: the plans made, by their node list's address and length.
+    static KEPT: std::cell::RefCell<Option<HashMap<(usize, usize), Planned>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with each node list's plan made once ([`planned`]) however many walks ask for
+/// it (a kernel is walked for its counts, for its stream, and for each block sampled in
+/// a grid of one wave). Valid while the kernels walked neither move nor change: one
+/// estimate of one generated program.
+pub fn keeping<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<HashMap<(usize, usize), Planned>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            let _ = KEPT.try_with(|k| *k.borrow_mut() = before);
+        }
+    }
+    let _restore = Restore(KEPT.with(|k| k.replace(Some(HashMap::new()))));
+    f()
+}
+
+/// [`plan`] of `nodes`, once per list while [`keeping`] runs.
+pub fn planned(t: &Transformed, nodes: &[Node]) -> Planned {
+    let key = (nodes.as_ptr() as usize, nodes.len());
+    if let Some(hit) = KEPT.with(|k| k.borrow().as_ref().and_then(|m| m.get(&key).cloned())) {
+        return hit;
+    }
+    let made: Planned = std::rc::Rc::new(
+        plan(t, nodes)
+            .into_iter()
+            .map(|(k, v)| (k, std::rc::Rc::new(v)))
+            .collect(),
+    );
+    KEPT.with(|k| {
+        if let Some(m) = k.borrow_mut().as_mut() {
+            m.insert(key, made.clone());
+        }
+    });
+    made
+}
+
 /// The reads of every statement of `nodes` that is in a run of two or more, keyed by the
 /// statement's node.
 pub fn plan(t: &Transformed, nodes: &[Node]) -> HashMap<*const Node, Reads> {

@@ -1014,9 +1014,9 @@ impl<'a> Walker<'a> {
     fn nodes(&self, nodes: &'a [Node], env: &mut Env, mult: f64, sink: &mut dyn Sink) {
         if !self.planned.borrow().contains(&nodes.as_ptr()) {
             self.planned.borrow_mut().push(nodes.as_ptr());
-            let plan = runs::plan(self.t, nodes);
+            let plan = runs::planned(self.t, nodes);
             let mut runs = self.runs.borrow_mut();
-            runs.extend(plan.into_iter().map(|(k, v)| (k, std::rc::Rc::new(v))));
+            runs.extend(plan.iter().map(|(k, v)| (*k, v.clone())));
         }
         for n in nodes {
             if sink.full() {
