@@ -241,7 +241,7 @@ fn build(
     // pair by pair. Left out, the same AST (a register-tiled matrix product's 8
     // statements: 2.2 times faster). A statement alone keeps its band: the guard isl
     // writes for the one iteration is hoisted out of the loops below it.
-    if which.len() > 1 && degenerate(all, which, d)? {
+    if which.len() > 1 && degenerate(all, which, d, width)? {
         return build(all, which, d + 1, width, bands);
     }
     for &s in which {
@@ -276,17 +276,17 @@ fn build(
         .map_err(|e| err("insert band", e))
 }
 
-/// Whether the statements `which` take one value at dimension `d` for each value of the
-/// parameters: the band would be a loop of one iteration.
-fn degenerate(all: &[Statement], which: &[usize], d: usize) -> IslResult<bool> {
+/// Whether the statements `which` (time vectors of `width` dimensions) take one value at
+/// dimension `d` for each value of the parameters: the band would be a loop of one
+/// iteration.
+fn degenerate(all: &[Statement], which: &[usize], d: usize, width: usize) -> IslResult<bool> {
     let mut values: Option<isl_rs::Set> = None;
     for &s in which {
-        let m = &all[s].map;
-        let width = m.dim(DimType::Out).map_err(|e| err("dim", e))? as u32;
-        let one = m
+        let one = all[s]
+            .map
             .copy()
             .and_then(|m| m.range())
-            .and_then(|r| r.project_out(DimType::Set, d as u32 + 1, width - d as u32 - 1))
+            .and_then(|r| r.project_out(DimType::Set, (d + 1) as u32, (width - d - 1) as u32))
             .and_then(|r| r.project_out(DimType::Set, 0, d as u32))
             .map_err(|e| err("degenerate", e))?;
         values = Some(match values {
