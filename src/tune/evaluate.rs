@@ -124,11 +124,7 @@ impl Evaluations {
         // Texts known already are not expected any more (saturating: a text met again,
         // as Phase III meets the variants the tile-size retry ran, counts once).
         self.expected = self.expected.saturating_sub(texts.len() - todo.len());
-        let workers = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .clamp(1, 8)
-            .min(todo.len().max(1));
+        let workers = workers(todo.len());
         let next = AtomicUsize::new(0);
         let started = AtomicUsize::new(0);
         let bar = AtomicU64::new(bar.to_bits());
@@ -203,4 +199,45 @@ impl Evaluations {
             .collect();
         (out, cut_short)
     }
+}
+
+/// Threads for `jobs` jobs: one per core, at most 8, no more than the jobs.
+fn workers(jobs: usize) -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8)
+        .min(jobs.max(1))
+}
+
+/// `f` of each item, in their order, computed on every core (each thread with the
+/// caller's [`crate::limits`]).
+pub(crate) fn on_every_core<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let resources = crate::limits::current();
+    let mut out: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..workers(items.len()) {
+            let (tx, next, f) = (tx.clone(), &next, &f);
+            scope.spawn(move || {
+                crate::limits::with(resources, || loop {
+                    let j = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(item) = items.get(j) else {
+                        break;
+                    };
+                    if tx.send((j, f(item))).is_err() {
+                        break;
+                    }
+                })
+            });
+        }
+        drop(tx);
+        for (j, r) in rx {
+            out[j] = Some(r);
+        }
+    });
+    out.into_iter()
+        .map(|r| r.expect("every item computed"))
+        .collect()
 }

@@ -202,13 +202,22 @@ fn attempt(
     if nests.len() == 1 {
         legal.push(nests[0].variants.clone());
     } else {
+        // Every nest's variants at once, on every core.
+        let alone: Vec<(usize, &Variant)> = nests
+            .iter()
+            .enumerate()
+            .flat_map(|(k, nest)| nest.variants.iter().map(move |v| (k, v)))
+            .collect();
+        let mut verdicts = evaluate::on_every_core(&alone, |&(k, v)| {
+            interpret(program, deps, o.macros, &plan.nest_recipe(program, k, v)).map(|_| ())
+        })
+        .into_iter();
         for (k, nest) in nests.iter().enumerate() {
             let mut ok = Vec::new();
             let mut first_error = None;
             for v in &nest.variants {
-                let text = plan.nest_recipe(program, k, v);
-                match interpret(program, deps, o.macros, &text) {
-                    Ok(_) => ok.push(v.clone()),
+                match verdicts.next().expect("a verdict per variant") {
+                    Ok(()) => ok.push(v.clone()),
                     Err(e) => {
                         rows.push(Row {
                             nest: k,
