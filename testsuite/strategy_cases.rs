@@ -284,3 +284,50 @@ fn strategy_errors_are_usage_errors_with_a_hint() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("cannot create"), "{err}");
 }
+
+/// Ranking compiles every variant of a program whole, and reuses the code and the
+/// emulation of a kernel whose key ([`gpucc::codegen::reuse::kernel_source`]) it met
+/// before: the kernel of a nest a variant leaves alone keeps its key, and a change to a
+/// nest (its tiles, its unrolling) changes its kernel's key.
+#[test]
+fn a_kernel_keeps_its_key_while_its_nest_is_unchanged() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/strategy/kernels/mm2.c");
+    let mut program = crate::harness::programs_with(&path, &[]).remove(0);
+    let deps = gpucc::deps::analyze(&mut program).expect("mm2 analyses");
+    let macros = gpucc::frontend::macros::MacroTable::default();
+    let generate = |first: i64, second: i64, unroll: bool| {
+        let text = format!(
+            "tile_by_index(1, {{\"i\", \"j\", \"k\"}}, {{{first}, 32, 8}}, {{l1_control=\"ii\", l2_control=\"jj\", l3_control=\"kk\"}}, {{\"ii\", \"jj\", \"kk\", \"i\", \"j\", \"k\"}})\n\
+             cudaize(1, \"first\", {{}}, {{block={{\"jj\", \"ii\"}}, thread={{\"j\", \"i\"}}}})\n\
+             tile_by_index(3, {{\"i\", \"l\", \"j\"}}, {{{second}, 32, 8}}, {{l1_control=\"ii1\", l2_control=\"ll1\", l3_control=\"jj1\"}}, {{\"ii1\", \"ll1\", \"jj1\", \"i\", \"l\", \"j\"}})\n\
+             cudaize(3, \"second\", {{}}, {{block={{\"ll1\", \"ii1\"}}, thread={{\"l\", \"i\"}}}})\n{}",
+            if unroll { "unroll_to_depth(1)\n" } else { "" }
+        );
+        let mut sources = gpucc::diag::SourceMap::default();
+        let id = sources.add(gpucc::diag::SourceFile::new("variant.lua", text));
+        let recipe = gpucc::recipe::parse(sources.get(id), id).expect("the recipe parses");
+        let options = gpucc::recipe::RunOptions {
+            params: &[],
+            macros: &macros,
+        };
+        let t = gpucc::transform::Transformed::new(program.clone(), deps.clone());
+        let result = gpucc::recipe::run(&recipe, t, &options).expect("the recipe runs");
+        gpucc::codegen::generate(&result.transformed).expect("code is generated")
+    };
+    let base = generate(4, 4, false);
+    let second_changed = generate(4, 8, false);
+    let first_changed = generate(8, 4, false);
+    let unrolled = generate(4, 4, true);
+    let key = |g: &gpucc::codegen::ir::Generated, k: usize| g.kernels[k].source.clone();
+    assert_eq!(key(&base, 0), key(&second_changed, 0));
+    assert_ne!(key(&base, 1), key(&second_changed, 1));
+    assert_ne!(key(&base, 0), key(&first_changed, 0));
+    assert_eq!(key(&base, 1), key(&first_changed, 1));
+    assert_ne!(key(&base, 0), key(&unrolled, 0));
+    assert_ne!(key(&base, 1), key(&unrolled, 1));
+    // The kernel kept is the one generated.
+    assert_eq!(
+        format!("{:?}", base.kernels[0]),
+        format!("{:?}", second_changed.kernels[0])
+    );
+}

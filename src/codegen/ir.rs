@@ -51,6 +51,9 @@ pub struct PrologueVar {
 /// A generated kernel.
 #[derive(Clone, Debug)]
 pub struct KernelIr {
+    /// What it was generated from ([`super::reuse::kernel_source`]): work derived from the
+    /// kernel alone is the same for the same text.
+    pub source: String,
     /// Index into [`crate::transform::Transformed::kernels`].
     pub kernel: usize,
     pub name: String,

@@ -11,6 +11,7 @@ mod finals;
 pub mod ir;
 pub mod prefetch;
 mod reduction;
+pub mod reuse;
 mod scalars;
 pub mod unroll;
 
@@ -20,6 +21,7 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::poly::affine::{isl_name, Aff};
 use crate::poly::astbuild::{self, AstNode};
 use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
+use crate::poly::memo::Memo;
 use crate::poly::ArrayKind;
 use crate::transform::cudaize::{Kernel, ThreadKind};
 use crate::transform::datacopy::Memory;
@@ -36,9 +38,19 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
         let width = 2 * t.depth() + 1;
         let host = host_code(t, &ctx, &positions, width)?;
         let mut warnings = Vec::new();
+        let program = reuse::program_digest(t);
         let kernels = (0..t.kernels.len())
-            .map(|k| kernel_code(t, &ctx, k, &positions, width, &mut warnings))
-            .collect::<Result<_, _>>()?;
+            .map(|k| {
+                let source = reuse::kernel_source(t, program, k, &positions);
+                let (ir, kernel_warnings) = KERNELS.get_or(source.clone(), || {
+                    let mut w = Vec::new();
+                    let ir = kernel_code(t, &ctx, k, &positions, width, &mut w)?;
+                    Ok::<_, IslError>((KernelIr { source, ..ir }, w))
+                })?;
+                warnings.extend(kernel_warnings);
+                Ok(ir)
+            })
+            .collect::<Result<_, IslError>>()?;
         Ok(Generated {
             host,
             kernels,
@@ -63,6 +75,10 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
     check_grids(&generated)?;
     Ok(generated)
 }
+
+/// The kernels generated in this process, by what they were generated from
+/// ([`reuse::kernel_source`]), with the warnings generating them gave.
+static KERNELS: Memo<(KernelIr, Vec<String>)> = Memo::new(1024);
 
 /// Refuses a launch with more blocks along a dimension than CUDA allows (after folding
 /// `y` into `x`): it would fail at run time, or, where the count overflows, compute part
@@ -277,9 +293,14 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                         _ => None,
                     };
                     let is_sync = |s: usize| t.statements[s].kind == StmtKind::Sync;
+                    // The loop of that name around the statements inside this one (a
+                    // loop of another nest may have the same name).
                     let max_trips = |var: &str| {
-                        let l = t.levels.iter().position(|l| l.name == var)?;
-                        crate::transform::unroll::extent(t, l).ok().flatten()
+                        let inside = t.statements.iter().filter(|st| st.below_level(l));
+                        let found = inside
+                            .flat_map(|st| st.levels.iter().map(|(x, _)| *x))
+                            .find(|x| t.levels[*x].name == var)?;
+                        crate::transform::unroll::extent(t, found).ok().flatten()
                     };
                     let width_of = |c: usize| t.copies[c].width as usize;
                     let staging = prefetch::Staging {
@@ -684,8 +705,8 @@ fn kernel_code(
             .iter()
             .map(|a| by_name(a.to_string()))
             .collect();
-        let sched = if extras.is_empty() {
-            sched
+        let (sched, instance) = if extras.is_empty() {
+            (sched, t.tuple(s))
         } else {
             let tuple = t.tuple(s);
             let mut dims: Vec<String> = st.iterators.iter().map(|n| isl_name(n)).collect();
@@ -706,17 +727,19 @@ fn kernel_code(
                 ),
             )?;
             domain = domain.apply(&extend)?;
-            sched.replacen(&tuple, &extended, 1)
+            (sched.replacen(&tuple, &extended, 1), extended)
         };
-        let sched = if conds.is_empty() {
-            sched
-        } else {
-            format!(
-                "{} : {} }}",
-                sched.trim_end().trim_end_matches('}'),
+        // The conditions restrict the instances, not the time vectors: in the domain,
+        // isl reads them in a space of half the dimensions (twice as fast for a
+        // register-tiled product's statement).
+        if !conds.is_empty() {
+            let fixed = format!(
+                "{}{{ {instance} : {} }}",
+                prefix(&params),
                 conds.join(" and ")
-            )
-        };
+            );
+            domain = domain.intersect(&Set::parse(ctx, &fixed)?)?;
+        }
         let map = Map::parse(ctx, &sched)?.intersect_domain(&domain)?;
         schedule.push(map);
     }
@@ -793,6 +816,7 @@ fn kernel_code(
         })
         .collect();
     Ok(KernelIr {
+        source: String::new(),
         kernel: k,
         name: kernel.name.clone(),
         host_vars: names.host,

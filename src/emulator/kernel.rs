@@ -12,6 +12,7 @@ use super::workload::{self, KernelWork};
 use super::Detail;
 use crate::codegen::ir::Generated;
 use crate::device::Device;
+use crate::poly::memo::Memo;
 use crate::transform::Transformed;
 
 /// What the emulation says about one kernel.
@@ -82,145 +83,176 @@ pub fn emulate(
     native: &Native,
 ) -> Result<Vec<KernelEmulation>, String> {
     let resources = resources(device);
+    // Ranking emulates the same kernels again and again (those of the nests a variant
+    // leaves alone): without ptxas's counts or SASS, a kernel's emulation depends on the
+    // kernel, its launches and the device only.
+    let reusable = native.registers.is_empty() && !matches!(&native.sass, Ok(k) if !k.is_empty());
+    workload::sites(t, g, sizes, device.limits.sms)
+        .into_iter()
+        .map(|site| {
+            if !reusable {
+                return emulate_site(t, g, &site, device, detail, native, &resources);
+            }
+            let key = format!(
+                "{}\n{site:?}\n{sizes:?}\n{detail:?}\n{device:?}",
+                g.kernels[site.kernel].source
+            );
+            EMULATED.get_or(key, || {
+                emulate_site(t, g, &site, device, detail, native, &resources)
+            })
+        })
+        .collect()
+}
+
+/// The emulations of this process, by kernel ([`crate::codegen::reuse`]), launches and
+/// device.
+static EMULATED: Memo<KernelEmulation> = Memo::new(1024);
+
+/// The emulation of one kernel at `site`.
+fn emulate_site(
+    t: &Transformed,
+    g: &Generated,
+    site: &workload::Site,
+    device: &Device,
+    detail: Detail,
+    native: &Native,
+    resources: &[Resource],
+) -> Result<KernelEmulation, String> {
     let l = &device.limits;
-    let mut out = Vec::new();
-    for site in workload::sites(t, g, sizes, l.sms) {
-        let mut work = site.work(t, g);
-        // `__launch_bounds__(threads, n)`: ptxas keeps n blocks' registers on an SM.
-        let bound = t
-            .kernels
-            .iter()
-            .find(|k| k.name == work.name)
-            .and_then(|k| k.min_blocks)
-            .map(|n| {
-                let per_thread = l.registers_per_sm / (work.threads_per_block.max(1) * n);
-                (per_thread / 8 * 8).clamp(16, l.max_registers_per_thread)
-            });
-        if let Some(cap) = bound {
-            work.registers = work.registers.min(cap);
-        }
-        let registers_estimate = work.registers;
-        let counted = native.registers.iter().find(|r| r.name == work.name);
-        if let Some(r) = counted {
-            work.registers = r.registers;
-        }
-        let fit = device.blocks_per_sm(work.threads_per_block, work.registers, work.shared_bytes);
-        if fit == 0 {
-            return Err(format!(
-                "a block of kernel `{}` ({} threads, {} bytes of shared memory, about {} registers per thread) does not fit on an SM of the {}",
-                work.name, work.threads_per_block, work.shared_bytes, work.registers, device.name
-            ));
-        }
-        let active_sms = (l.sms as f64).min(work.blocks.max(1.0));
-        // DRAM and L2 bandwidth are shared by the busy SMs, each taking at most what its
-        // link to L2 carries.
-        let mut resources = resources.clone();
-        let floor = 32.0 / device.model.sm_l2_bytes_per_cycle;
-        for r in [streams::DRAM, streams::L2] {
-            resources[r].gap = (resources[r].gap * active_sms / l.sms as f64).max(floor);
-        }
-        let per_sm = (work.blocks / active_sms).ceil().max(1.0) as i64;
-        let resident = fit.min(per_sm);
-        let warps_per_block = ((work.threads_per_block + l.warp_size - 1) / l.warp_size).max(1);
-        let dram = dram_shares(&work, warps_per_block, device);
-        let dram_share = dram.overall;
-        // What shared memory leaves of L1, per resident block.
-        let l1_bytes = (l.l1_shared_bytes_per_sm - resident * work.shared_bytes).max(0) as f64
-            / resident as f64;
-        let mut builder = StreamBuilder::new(dram.clone(), l1_bytes);
-        let from_sass = sass_stream(t, g, &site, native, &work.name, &mut builder);
-        let total = match &from_sass {
-            Ok(total) => *total,
-            Err(_) => {
-                builder = StreamBuilder::new(dram, l1_bytes);
-                site.walk(t, g, &mut builder);
-                builder.hoist_loads(LOAD_WINDOW);
-                let mut count = InstructionCount::default();
-                site.walk(t, g, &mut count);
-                count.0
-            }
-        };
-        let part = Partition::of(warps_per_block, resident);
-        for r in &mut resources {
-            r.gap *= part.slower;
-        }
-        let w = Workload {
-            stream: &builder.stream,
-            warps_per_block: part.warps_per_block,
-            blocks: part.blocks,
-            issue_per_cycle: 1,
-            unwaited: &[streams::DRAM, streams::L2],
-        };
-        // The issue order is kept only for the sensitivity analysis, which replays it.
-        let run = (detail >= Detail::Bottleneck).then(|| saake::emulate(&resources, &w));
-        let cycles = match &run {
-            Some(run) => run.cycles,
-            None => saake::cycles(&resources, &w),
-        };
-        let cycles = extrapolate(cycles, total, &resources, &w);
-        let waves = (work.blocks / (resident as f64 * active_sms))
-            .ceil()
-            .max(1.0);
-        let launches = work.launches.max(1.0);
-        let emulated_us = cycles * waves / device.throughput.sm_clock_mhz;
-        let floor_us = floor_us(&work, device);
-        let time_us = (emulated_us.max(floor_us) + device.model.launch_overhead_us) * launches;
-        let unfloored_us = (emulated_us + device.model.launch_overhead_us) * launches;
-        let (sensitivities, bottleneck) = match &run {
-            Some(run) => {
-                let (s, b) = saake::sensitivity(&resources, &w, run);
-                (s, Some(b))
-            }
-            None => (Vec::new(), None),
-        };
-        // Region by region, for the resources the kernel is sensitive to.
-        let mut by_region = Vec::new();
-        for (k, s) in sensitivities.iter().enumerate() {
-            if let Some(run) = run
-                .as_ref()
-                .filter(|_| detail == Detail::Regions && s.latency.max(s.gap) >= REGION_THRESHOLD)
-            {
-                by_region.extend(
-                    saake::region_sensitivities(
-                        &resources,
-                        &w,
-                        run,
-                        &builder.regions,
-                        &builder.region_names,
-                        k,
-                    )
-                    .into_iter()
-                    .filter(|x| x.latency.max(x.gap) >= 0.01),
-                );
-            }
-        }
-        let threads = work.blocks * work.threads_per_block as f64 * launches;
-        let c = &work.per_thread;
-        let flops = (c.fp32 + c.fp64 + c.special) * threads;
-        let bytes = c.global_bytes * threads / l.warp_size as f64;
-        let active_warps = resident * warps_per_block;
-        out.push(KernelEmulation {
-            resident_blocks: resident,
-            active_warps,
-            occupancy: active_warps as f64 / (l.max_threads_per_sm / l.warp_size) as f64,
-            waves,
-            cycles_per_wave: cycles,
-            time_us,
-            floor_us,
-            emulated_us: unfloored_us,
-            sensitivities,
-            region_sensitivities: by_region,
-            bottleneck,
-            flops,
-            bytes,
-            dram_share,
-            registers_from_ptxas: counted.is_some(),
-            registers_estimate,
-            work,
-            streams: from_sass.map(|_| ()),
+    let mut work = site.work(t, g);
+    // `__launch_bounds__(threads, n)`: ptxas keeps n blocks' registers on an SM.
+    let bound = t
+        .kernels
+        .iter()
+        .find(|k| k.name == work.name)
+        .and_then(|k| k.min_blocks)
+        .map(|n| {
+            let per_thread = l.registers_per_sm / (work.threads_per_block.max(1) * n);
+            (per_thread / 8 * 8).clamp(16, l.max_registers_per_thread)
         });
+    if let Some(cap) = bound {
+        work.registers = work.registers.min(cap);
     }
-    Ok(out)
+    let registers_estimate = work.registers;
+    let counted = native.registers.iter().find(|r| r.name == work.name);
+    if let Some(r) = counted {
+        work.registers = r.registers;
+    }
+    let fit = device.blocks_per_sm(work.threads_per_block, work.registers, work.shared_bytes);
+    if fit == 0 {
+        return Err(format!(
+            "a block of kernel `{}` ({} threads, {} bytes of shared memory, about {} registers per thread) does not fit on an SM of the {}",
+            work.name, work.threads_per_block, work.shared_bytes, work.registers, device.name
+        ));
+    }
+    let active_sms = (l.sms as f64).min(work.blocks.max(1.0));
+    // DRAM and L2 bandwidth are shared by the busy SMs, each taking at most what its
+    // link to L2 carries.
+    let mut resources = resources.to_vec();
+    let floor = 32.0 / device.model.sm_l2_bytes_per_cycle;
+    for r in [streams::DRAM, streams::L2] {
+        resources[r].gap = (resources[r].gap * active_sms / l.sms as f64).max(floor);
+    }
+    let per_sm = (work.blocks / active_sms).ceil().max(1.0) as i64;
+    let resident = fit.min(per_sm);
+    let warps_per_block = ((work.threads_per_block + l.warp_size - 1) / l.warp_size).max(1);
+    let dram = dram_shares(&work, warps_per_block, device);
+    let dram_share = dram.overall;
+    // What shared memory leaves of L1, per resident block.
+    let l1_bytes =
+        (l.l1_shared_bytes_per_sm - resident * work.shared_bytes).max(0) as f64 / resident as f64;
+    let mut builder = StreamBuilder::new(dram.clone(), l1_bytes);
+    let from_sass = sass_stream(t, g, site, native, &work.name, &mut builder);
+    let total = match &from_sass {
+        Ok(total) => *total,
+        Err(_) => {
+            builder = StreamBuilder::new(dram, l1_bytes);
+            site.walk(t, g, &mut builder);
+            builder.hoist_loads(LOAD_WINDOW);
+            let mut count = InstructionCount::default();
+            site.walk(t, g, &mut count);
+            count.0
+        }
+    };
+    let part = Partition::of(warps_per_block, resident);
+    for r in &mut resources {
+        r.gap *= part.slower;
+    }
+    let w = Workload {
+        stream: &builder.stream,
+        warps_per_block: part.warps_per_block,
+        blocks: part.blocks,
+        issue_per_cycle: 1,
+        unwaited: &[streams::DRAM, streams::L2],
+    };
+    // The issue order is kept only for the sensitivity analysis, which replays it.
+    let run = (detail >= Detail::Bottleneck).then(|| saake::emulate(&resources, &w));
+    let cycles = match &run {
+        Some(run) => run.cycles,
+        None => saake::cycles(&resources, &w),
+    };
+    let cycles = extrapolate(cycles, total, &resources, &w);
+    let waves = (work.blocks / (resident as f64 * active_sms))
+        .ceil()
+        .max(1.0);
+    let launches = work.launches.max(1.0);
+    let emulated_us = cycles * waves / device.throughput.sm_clock_mhz;
+    let floor_us = floor_us(&work, device);
+    let time_us = (emulated_us.max(floor_us) + device.model.launch_overhead_us) * launches;
+    let unfloored_us = (emulated_us + device.model.launch_overhead_us) * launches;
+    let (sensitivities, bottleneck) = match &run {
+        Some(run) => {
+            let (s, b) = saake::sensitivity(&resources, &w, run);
+            (s, Some(b))
+        }
+        None => (Vec::new(), None),
+    };
+    // Region by region, for the resources the kernel is sensitive to.
+    let mut by_region = Vec::new();
+    for (k, s) in sensitivities.iter().enumerate() {
+        if let Some(run) = run
+            .as_ref()
+            .filter(|_| detail == Detail::Regions && s.latency.max(s.gap) >= REGION_THRESHOLD)
+        {
+            by_region.extend(
+                saake::region_sensitivities(
+                    &resources,
+                    &w,
+                    run,
+                    &builder.regions,
+                    &builder.region_names,
+                    k,
+                )
+                .into_iter()
+                .filter(|x| x.latency.max(x.gap) >= 0.01),
+            );
+        }
+    }
+    let threads = work.blocks * work.threads_per_block as f64 * launches;
+    let c = &work.per_thread;
+    let flops = (c.fp32 + c.fp64 + c.special) * threads;
+    let bytes = c.global_bytes * threads / l.warp_size as f64;
+    let active_warps = resident * warps_per_block;
+    Ok(KernelEmulation {
+        resident_blocks: resident,
+        active_warps,
+        occupancy: active_warps as f64 / (l.max_threads_per_sm / l.warp_size) as f64,
+        waves,
+        cycles_per_wave: cycles,
+        time_us,
+        floor_us,
+        emulated_us: unfloored_us,
+        sensitivities,
+        region_sensitivities: by_region,
+        bottleneck,
+        flops,
+        bytes,
+        dram_share,
+        registers_from_ptxas: counted.is_some(),
+        registers_estimate,
+        work,
+        streams: from_sass.map(|_| ()),
+    })
 }
 
 /// The least time one launch of `work` can take on `device` (issue 19): the bytes it must

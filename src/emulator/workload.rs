@@ -297,6 +297,7 @@ impl KernelWork {
 
 /// A kernel of the program with its launches and the values around its representative
 /// launch (the host loops at their middle iteration).
+#[derive(Debug)]
 pub struct Site {
     /// Index into [`Generated::kernels`].
     pub kernel: usize,

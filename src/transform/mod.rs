@@ -171,6 +171,11 @@ pub struct Transformed {
 }
 
 impl TStatement {
+    /// Whether the statement runs inside loop `l`.
+    pub fn below_level(&self, l: LevelId) -> bool {
+        self.levels.iter().any(|(x, _)| *x == l)
+    }
+
     /// Whether the statement runs inside the loops `prefix` (outermost first) with a level
     /// of its own below them: one of the loops or statements directly inside `prefix`.
     pub fn below(&self, prefix: &[LevelId]) -> bool {
