@@ -554,7 +554,8 @@ pub(super) fn tune_size(
                 );
                 measured
             };
-            match tune_gpu::measure(&predictions, timing.variants, &gpu_key, database, &mut time) {
+            let runs = (timing.variants, tune_gpu::LOCAL_RUNS);
+            match tune_gpu::measure(&predictions, runs, &gpu_key, database, &mut time) {
                 Ok(timed) => Some(Measured {
                     gpu: timing.gpu.name.clone(),
                     timed,
@@ -771,6 +772,7 @@ fn json_report(
                         "measured_us": t.measured.as_ref().ok(),
                         "error": t.measured.as_ref().err(),
                         "from_database": t.reused,
+                        "local_search": t.local,
                         "recipe": t.recipe,
                     })).collect::<Vec<_>>(),
                     "best_measured_us": m.best().and_then(|b| b.measured.as_ref().ok()),

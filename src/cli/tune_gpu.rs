@@ -3,9 +3,10 @@
 //! 004 (§5.6) tunes on the device itself; seed 000 (§5) lets the emulator choose what is
 //! worth a run. Each variant is built by nvcc and run as `gpucc verify --device gpu
 //! --time` runs it (`verify::check`: one process per variant, each launch warmed up, then
-//! the median of its timed launches with CUDA events). The measurements join the database
-//! beside the predictions (`source: gpu`, keyed by the GPU's name and its driver), so a
-//! variant is never timed twice.
+//! the median of its timed launches with CUDA events). A local search follows, among the
+//! predicted variants one parameter away from the fastest measured ([`measure`]). The
+//! measurements join the database beside the predictions (`source: gpu`, keyed by the
+//! GPU's name and its driver), so a variant is never timed twice.
 
 use super::compile::{compile_quietly, RecipeSource};
 use super::InputArgs;
@@ -16,6 +17,9 @@ use std::path::PathBuf;
 
 /// Variants timed on the GPU per size, unless `gpucc tune --timed` says otherwise.
 pub(super) const TIMED_VARIANTS: usize = 5;
+
+/// Runs of the local search after them, at most ([`measure`]).
+pub(super) const LOCAL_RUNS: usize = 5;
 
 /// Timed launches of each kernel of a variant (the median is kept).
 pub(super) const TIMED_LAUNCHES: u32 = 10;
@@ -68,6 +72,8 @@ pub(super) struct Timed {
     pub measured: Result<f64, String>,
     /// Read from the database, not timed by this run.
     pub reused: bool,
+    /// Timed by the local search: one parameter away from the best measured before it.
+    pub local: bool,
 }
 
 /// What the GPU said at one size.
@@ -112,9 +118,10 @@ impl Measured {
                 Err(why) => format!("not timed: {why}"),
             };
             text.push_str(&format!(
-                "    #{:<3} predicted {:>10} (emulated)   {measured}{}\n",
+                "    #{:<3} predicted {:>10} (emulated)   {measured}{}{}\n",
                 t.predicted_rank,
                 format_us(t.predicted_us),
+                if t.local { " (local search)" } else { "" },
                 if t.reused { " (from the database)" } else { "" }
             ));
         }
@@ -136,12 +143,15 @@ impl Measured {
 }
 
 /// Times the `n` variants the emulator predicts fastest among `predictions` (by rank,
-/// then recipe text), with `time` (given the variant's place in that order and its
-/// recipe), except those the database holds under `key`; each measurement is appended to
-/// the database as it ends.
+/// then recipe text), then searches around the best measured with at most `local` more
+/// runs: of the predicted variants one parameter away from it ([`one_apart`]), the one
+/// the emulator predicts fastest is timed next, and the search goes on from whichever is
+/// then the best measured, until none is left. `time` is given the variant's place in the
+/// emulator's order and its recipe; the database's measurements under `key` are taken
+/// instead of timing again, and each new one is appended to it as it ends.
 pub(super) fn measure(
     predictions: &Known,
-    n: usize,
+    (n, local): (usize, usize),
     key: &Key,
     database: &mut Database,
     time: &mut dyn FnMut(usize, &str) -> Result<f64, String>,
@@ -156,8 +166,9 @@ pub(super) fn measure(
             .then(a.0.cmp(b.0))
     });
     let known = database.known(key, "gpu");
-    let mut timed = Vec::new();
-    for (k, (text, (predicted_us, _))) in ranked.into_iter().take(n).enumerate() {
+    let mut timed: Vec<Timed> = Vec::new();
+    let mut one = |k: usize, local: bool, timed: &mut Vec<Timed>| -> Result<(), String> {
+        let (text, (predicted_us, _)) = ranked[k];
         let (measured, reused) = match known.get(text) {
             Some(outcome) => (outcome.clone().map(|(us, _)| us), true),
             None => {
@@ -180,9 +191,84 @@ pub(super) fn measure(
             predicted_us,
             measured,
             reused,
+            local,
         });
+        Ok(())
+    };
+    for k in 0..n.min(ranked.len()) {
+        one(k, false, &mut timed)?;
+    }
+    for _ in 0..local {
+        let best = Measured {
+            gpu: String::new(),
+            timed: timed.clone(),
+        };
+        let Some(best) = best.best() else {
+            break;
+        };
+        let next = (0..ranked.len()).find(|&k| {
+            !timed.iter().any(|t| t.recipe == *ranked[k].0) && one_apart(&best.recipe, ranked[k].0)
+        });
+        match next {
+            Some(k) => one(k, true, &mut timed)?,
+            None => break,
+        }
     }
     Ok(timed)
+}
+
+/// A recipe's parameters and the rest of its text: each `param("NAME", {...}, DEFAULT)`
+/// with its default taken out, then the values of a last `-- gpucc tune: -P NAME=V` line
+/// (which `gpucc tune --recipe` writes) over those defaults.
+fn parameters(recipe: &str) -> (String, Vec<(String, String)>) {
+    let mut rest = String::new();
+    let mut values: Vec<(String, String)> = Vec::new();
+    for line in recipe.lines() {
+        if line.starts_with(crate::tune::PARAM_LINE) {
+            continue;
+        }
+        let declared = line.find("param(\"").and_then(|at| {
+            let call = &line[at..];
+            let name = call["param(\"".len()..].split('"').next()?.to_string();
+            let close = call.rfind(')')?;
+            let comma = call[..close].rfind(',')?;
+            Some((
+                at + comma,
+                at + close,
+                name,
+                call[comma + 1..close].trim().to_string(),
+            ))
+        });
+        match declared {
+            Some((comma, close, name, default)) => {
+                rest.push_str(&line[..comma]);
+                rest.push_str(&line[close..]);
+                values.push((name, default));
+            }
+            None => rest.push_str(line),
+        }
+        rest.push('\n');
+    }
+    for (name, value) in crate::tune::marked_params(recipe) {
+        match values.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = value,
+            None => values.push((name, value)),
+        }
+    }
+    (rest, values)
+}
+
+/// Whether recipes `a` and `b` are the same but for the value of one parameter.
+fn one_apart(a: &str, b: &str) -> bool {
+    let ((rest_a, values_a), (rest_b, values_b)) = (parameters(a), parameters(b));
+    rest_a == rest_b
+        && values_a.len() == values_b.len()
+        && values_a
+            .iter()
+            .zip(&values_b)
+            .filter(|(x, y)| x != y)
+            .count()
+            == 1
 }
 
 /// Compiles `recipe` for `input` (its macros given) and checks and times it on the GPU at
@@ -329,7 +415,7 @@ mod tests {
                 _ => Err("it computes something else than the C on the GPU".to_string()),
             }
         };
-        let timed = measure(&predictions(), 3, &key(), &mut database, &mut time).unwrap();
+        let timed = measure(&predictions(), (3, 0), &key(), &mut database, &mut time).unwrap();
         let order: Vec<&str> = timed.iter().map(|t| t.recipe.as_str()).collect();
         assert_eq!(order, ["a", "b", "c"]);
         assert_eq!(asked, ["a", "b", "c"]);
@@ -349,7 +435,7 @@ mod tests {
         let mut database = Database::open(&path).unwrap();
         let mut nothing =
             |_: usize, text: &str| -> Result<f64, String> { panic!("timed {text} again") };
-        let again = measure(&predictions(), 3, &key(), &mut database, &mut nothing).unwrap();
+        let again = measure(&predictions(), (3, 0), &key(), &mut database, &mut nothing).unwrap();
         assert!(again.iter().all(|t| t.reused));
         assert_eq!(
             again.iter().map(|t| t.measured.clone()).collect::<Vec<_>>(),
@@ -366,8 +452,100 @@ mod tests {
             count += 1;
             Ok(1.0)
         };
-        measure(&predictions(), 2, &other, &mut database, &mut time).unwrap();
+        measure(&predictions(), (2, 0), &other, &mut database, &mut time).unwrap();
         assert_eq!(count, 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A strategy recipe with tile sizes `tx` and `ty`.
+    fn tiled(tx: i64, ty: i64) -> String {
+        format!(
+            "TX = param(\"TX\", {{32, 64, 128}}, {tx})\nTY = param(\"TY\", {{4, 8, 16}}, {ty})\ntile(1, TX, TY)\n"
+        )
+    }
+
+    #[test]
+    fn recipes_one_parameter_apart_are_neighbours() {
+        assert!(one_apart(&tiled(32, 4), &tiled(64, 4)));
+        assert!(one_apart(&tiled(32, 4), &tiled(32, 16)));
+        assert!(!one_apart(&tiled(32, 4), &tiled(64, 8)));
+        assert!(!one_apart(&tiled(32, 4), &tiled(32, 4)));
+        let other = tiled(32, 4).replace("tile(1", "tile(2");
+        assert!(!one_apart(&tiled(64, 4), &other));
+        // A user's recipe tuned with `-P` values.
+        let user = |tx: i64| {
+            format!("TX = param(\"TX\", {{32, 64}}, 32)\ntile(1, TX)\n-- gpucc tune: -P TX={tx}\n")
+        };
+        assert!(one_apart(&user(32), &user(64)));
+        assert!(!one_apart(&user(64), &user(64)));
+    }
+
+    /// The local search times, within its runs, the neighbours of the best measured in
+    /// the emulator's order, moves to a faster one, and never times a recipe twice.
+    #[test]
+    fn the_local_search_moves_to_a_faster_neighbour_of_the_best_measured() {
+        let dir = std::env::temp_dir().join(format!("gpucc-tune-local-{}", std::process::id()));
+        let path = dir.join("db.jsonl");
+        let _ = std::fs::remove_file(&path);
+        let mut database = Database::open(&path).unwrap();
+        // The emulator predicts (32, 4) fastest, then (64, 4), ... and (128, 16) slowest.
+        let mut predictions = Known::new();
+        for (k, (tx, ty)) in [
+            (32, 4),
+            (64, 4),
+            (32, 8),
+            (64, 8),
+            (128, 4),
+            (128, 8),
+            (128, 16),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            predictions.insert(tiled(tx, ty), Ok((10.0 + k as f64, 10.0 + k as f64)));
+        }
+        // On the GPU the larger tiles win: (128, 8) is the fastest.
+        let measured = |text: &str| -> f64 {
+            let (_, values) = parameters(text);
+            let v = |n: &str| {
+                values
+                    .iter()
+                    .find(|(x, _)| x == n)
+                    .unwrap()
+                    .1
+                    .parse::<f64>()
+                    .unwrap()
+            };
+            1000.0 / v("TX") + 100.0 / v("TY") + if v("TY") == 16.0 { 50.0 } else { 0.0 }
+        };
+        let mut asked: Vec<String> = Vec::new();
+        let mut time = |_: usize, text: &str| {
+            asked.push(text.to_string());
+            Ok(measured(text))
+        };
+        let timed = measure(&predictions, (2, 3), &key(), &mut database, &mut time).unwrap();
+        let runs: Vec<(String, bool)> = timed.iter().map(|t| (t.recipe.clone(), t.local)).collect();
+        assert_eq!(
+            runs,
+            [
+                (tiled(32, 4), false),
+                (tiled(64, 4), false),
+                // The best measured, (64, 4): of its neighbours not timed, the emulator
+                // ranks (64, 8) first; it runs faster.
+                (tiled(64, 8), true),
+                // From (64, 8): (32, 8) first in the emulator's order, slower; then
+                // (128, 8), the fastest.
+                (tiled(32, 8), true),
+                (tiled(128, 8), true),
+            ]
+        );
+        assert_eq!(asked.len(), 5, "each recipe timed once");
+        let best = Measured {
+            gpu: "GPU".into(),
+            timed,
+        };
+        assert_eq!(best.best().map(|t| t.recipe.clone()), Some(tiled(128, 8)));
+        assert!(best.lines().contains("(local search)"), "{}", best.lines());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
