@@ -149,21 +149,60 @@ pub fn check_order(t: &Transformed, what: &str, before: Option<&[String]>) -> TR
     let ctx = Ctx::new();
     // The differences that reverse a dependence, read once a question is not in the memo.
     let bad: std::cell::OnceCell<Set> = std::cell::OnceCell::new();
+    let bad_set = || -> TResult<&Set> {
+        if bad.get().is_none() {
+            let text = lex_nonpositive(&t.params_prefix(), 2 * t.depth() + 1);
+            let _ = bad.set(Set::parse(&ctx, &text)?);
+        }
+        Ok(bad.get().expect("set above"))
+    };
+    // The dependences between the same two statements that the memo does not know,
+    // judged together first: where their union is not reversed, none is (one computation
+    // for the two to four a statement pair has); else each is judged alone below, so
+    // that the error names it.
+    let mut pairs: Vec<((usize, usize), Vec<&Dependence>)> = Vec::new();
+    for d in constraining(t) {
+        let (src, sink) = (compute_statement(t, d.source), compute_statement(t, d.sink));
+        if !(changed[src] || changed[sink])
+            || REVERSED
+                .get(&verdict_key("", d, &now[src], &now[sink]))
+                .is_some()
+        {
+            continue;
+        }
+        match pairs.iter_mut().find(|(p, _)| *p == (src, sink)) {
+            Some((_, deps)) => deps.push(d),
+            None => pairs.push(((src, sink), vec![d])),
+        }
+    }
+    for ((src, sink), deps) in pairs.iter().filter(|(_, deps)| deps.len() > 1) {
+        let none_reversed = || -> TResult<bool> {
+            let mut relation = Map::parse(&ctx, &deps[0].relation)?;
+            for d in &deps[1..] {
+                relation = relation.union(&Map::parse(&ctx, &d.relation)?)?;
+            }
+            let deltas = relation
+                .simplest()?
+                .apply_domain(&Map::parse(&ctx, &now[*src])?)?
+                .apply_range(&Map::parse(&ctx, &now[*sink])?)?
+                .deltas()?;
+            Ok(deltas.intersect(bad_set()?)?.is_empty()?)
+        };
+        // An error here (isl's operation limit on the union) leaves each to be judged
+        // alone, as before.
+        if none_reversed().unwrap_or(false) {
+            for d in deps {
+                REVERSED.put(verdict_key("", d, &now[*src], &now[*sink]), false);
+            }
+        }
+    }
     let verdicts = dependence_verdicts(
         t,
         &ctx,
         &|s| Some(now[s].clone()),
         &|src, sink| changed[src] || changed[sink],
         (&REVERSED, ""),
-        &|deltas| {
-            if bad.get().is_none() {
-                let text = lex_nonpositive(&t.params_prefix(), 2 * t.depth() + 1);
-                let _ = bad.set(Set::parse(&ctx, &text)?);
-            }
-            Ok(!deltas
-                .intersect(bad.get().expect("set above"))?
-                .is_empty()?)
-        },
+        &|deltas| Ok(!deltas.intersect(bad_set()?)?.is_empty()?),
     )?;
     match verdicts.into_iter().find(|(_, reversed)| *reversed) {
         Some((d, _)) => Err(TransformError::new(format!("{what} would reverse {}", describe(t, d)))
@@ -187,8 +226,12 @@ pub fn dependence_verdicts<'a, V: Clone>(
 ) -> TResult<Vec<(&'a Dependence, V)>> {
     let maps: Vec<Option<String>> = (0..t.statements.len()).map(map_of).collect();
     let key = |d: &Dependence, src: usize, sink: usize| -> Option<String> {
-        let (a, b) = (maps[src].as_ref()?, maps[sink].as_ref()?);
-        Some(format!("{setting}\n{}\n{a}\n{b}", d.relation))
+        Some(verdict_key(
+            setting,
+            d,
+            maps[src].as_ref()?,
+            maps[sink].as_ref()?,
+        ))
     };
     let known = std::cell::RefCell::new(std::collections::HashMap::new());
     let deltas = dependence_deltas(t, ctx, &|s| maps[s].clone(), &|d, src, sink| {
@@ -219,6 +262,12 @@ pub fn dependence_verdicts<'a, V: Clone>(
             Some((d, v))
         })
         .collect())
+}
+
+/// The memo key of a verdict on dependence `d` under the setting `setting`, with its
+/// statements' maps `a` and `b` ([`dependence_verdicts`]).
+fn verdict_key(setting: &str, d: &Dependence, a: &str, b: &str) -> String {
+    format!("{setting}\n{}\n{a}\n{b}", d.relation)
 }
 
 /// Whether a dependence (its relation and its statements' schedules) is reversed.
