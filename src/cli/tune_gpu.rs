@@ -86,13 +86,7 @@ pub(super) struct Measured {
 impl Measured {
     /// The fastest variant measured.
     pub fn best(&self) -> Option<&Timed> {
-        self.timed
-            .iter()
-            .filter(|t| t.measured.is_ok())
-            .min_by(|a, b| {
-                let (x, y) = (a.measured.as_ref().unwrap(), b.measured.as_ref().unwrap());
-                x.total_cmp(y).then(a.predicted_rank.cmp(&b.predicted_rank))
-            })
+        fastest(&self.timed)
     }
 
     /// How much slower the emulator's pick ran than the best measured (1.0: it was the
@@ -140,6 +134,14 @@ impl Measured {
         }
         text
     }
+}
+
+/// The fastest of `timed` that was measured (the emulator's earlier pick between equals).
+fn fastest(timed: &[Timed]) -> Option<&Timed> {
+    timed.iter().filter(|t| t.measured.is_ok()).min_by(|a, b| {
+        let (x, y) = (a.measured.as_ref().unwrap(), b.measured.as_ref().unwrap());
+        x.total_cmp(y).then(a.predicted_rank.cmp(&b.predicted_rank))
+    })
 }
 
 /// Times the `n` variants the emulator predicts fastest among `predictions` (by rank,
@@ -199,11 +201,7 @@ pub(super) fn measure(
         one(k, false, &mut timed)?;
     }
     for _ in 0..local {
-        let best = Measured {
-            gpu: String::new(),
-            timed: timed.clone(),
-        };
-        let Some(best) = best.best() else {
+        let Some(best) = fastest(&timed) else {
             break;
         };
         let next = (0..ranked.len()).find(|&k| {
@@ -376,6 +374,15 @@ mod tests {
         assert!(broken.starts_with("it does not compile: error"), "{broken}");
     }
 
+    /// A folder of this test process named after `name`, with an empty database,
+    /// `db.jsonl`, in it.
+    fn empty_database(name: &str) -> (std::path::PathBuf, Database) {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+        let path = dir.join("db.jsonl");
+        let _ = std::fs::remove_file(&path);
+        (dir, Database::open(&path).unwrap())
+    }
+
     fn key() -> Key {
         Key {
             device: "GPU".into(),
@@ -401,10 +408,8 @@ mod tests {
 
     #[test]
     fn the_fastest_predictions_are_timed_once_and_the_misranking_is_said() {
-        let dir = std::env::temp_dir().join(format!("gpucc-tune-gpu-{}", std::process::id()));
+        let (dir, mut database) = empty_database("gpucc-tune-gpu");
         let path = dir.join("db.jsonl");
-        let _ = std::fs::remove_file(&path);
-        let mut database = Database::open(&path).unwrap();
         let mut asked = Vec::new();
         // The GPU ranks `b` first and cannot run `c`.
         let mut time = |_: usize, text: &str| {
@@ -484,10 +489,7 @@ mod tests {
     /// the emulator's order, moves to a faster one, and never times a recipe twice.
     #[test]
     fn the_local_search_moves_to_a_faster_neighbour_of_the_best_measured() {
-        let dir = std::env::temp_dir().join(format!("gpucc-tune-local-{}", std::process::id()));
-        let path = dir.join("db.jsonl");
-        let _ = std::fs::remove_file(&path);
-        let mut database = Database::open(&path).unwrap();
+        let (dir, mut database) = empty_database("gpucc-tune-local");
         // The emulator predicts (32, 4) fastest, then (64, 4), ... and (128, 16) slowest.
         let mut predictions = Known::new();
         for (k, (tx, ty)) in [

@@ -247,7 +247,7 @@ impl Transformed {
     /// The source statements (not copies or barriers) that a level encloses.
     pub fn statements_in(&self, level: LevelId) -> Vec<usize> {
         (0..self.statements.len())
-            .filter(|s| self.statements[*s].levels.iter().any(|(l, _)| *l == level))
+            .filter(|s| self.statements[*s].below_level(level))
             .collect()
     }
 

@@ -153,7 +153,7 @@ pub fn distribute(t: &mut Transformed, level: LevelId, statements: &[usize]) -> 
                     .statements
                     .iter()
                     .enumerate()
-                    .any(|(o, st)| o != s && st.levels.iter().any(|(l, _)| *l == old));
+                    .any(|(o, st)| o != s && st.below_level(old));
                 if !shared {
                     continue;
                 }

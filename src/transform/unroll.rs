@@ -329,7 +329,7 @@ pub fn unroll_to_depth(t: &mut Transformed, depth: usize) -> TResult<Vec<String>
 /// or threads, and hold copies into shared memory.
 pub fn prefetch(t: &mut Transformed, level: LevelId) -> TResult<()> {
     let name = t.levels[level].name.clone();
-    let inside = |s: &super::TStatement| s.levels.iter().any(|(l, _)| *l == level);
+    let inside = |s: &super::TStatement| s.below_level(level);
     let Some(k) = t
         .kernels
         .iter()
