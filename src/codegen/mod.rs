@@ -8,17 +8,20 @@
 //! and guards the remainders of tiles that do not divide the iteration space.
 
 mod finals;
+mod host;
 pub mod ir;
+mod names;
 pub mod prefetch;
 mod reduction;
 pub mod reuse;
 mod scalars;
 pub mod unroll;
 
+pub use names::{coordinate_name, kernel_names, level_variable, KernelNames};
 pub use scalars::in_device_memory;
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::poly::affine::{isl_name, Aff};
+use crate::poly::affine::isl_name;
 use crate::poly::astbuild::{self, AstNode};
 use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
 use crate::poly::memo::Memo;
@@ -36,7 +39,7 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
     let generated = (|| -> Result<Generated, IslError> {
         let positions = t.positions();
         let width = 2 * t.depth() + 1;
-        let host = host_code(t, &ctx, &positions, width)?;
+        let host = host::host_code(t, &ctx, &positions, width)?;
         let mut warnings = Vec::new();
         let program = reuse::program_digest(t);
         let kernels = (0..t.kernels.len())
@@ -376,137 +379,6 @@ fn first_instance(nodes: &[Node]) -> Option<usize> {
     })
 }
 
-/// The host code: a launch statement `K<k>[host loop values]` per kernel, scheduled where
-/// the kernel's loops are.
-fn host_code(
-    t: &Transformed,
-    ctx: &Ctx,
-    positions: &[Vec<usize>],
-    width: usize,
-) -> Result<Vec<Node>, IslError> {
-    let params = t.program.params.clone();
-    let mut schedule = Vec::new();
-    for (k, kernel) in t.kernels.iter().enumerate() {
-        let first = kernel.statements[0];
-        let host_names: Vec<String> = kernel
-            .host_levels
-            .iter()
-            .map(|l| t.levels[*l].name.clone())
-            .collect();
-        // Where the kernel runs: the host loop values of its statements' instances.
-        let mut domain: Option<Set> = None;
-        for &s in &kernel.statements {
-            let st = &t.statements[s];
-            let values: Vec<String> = kernel
-                .host_levels
-                .iter()
-                .map(|l| value_of(t, s, *l))
-                .collect();
-            let to_launch = Map::parse(
-                ctx,
-                &format!(
-                    "{}{{ {} -> K{k}[{}] }}",
-                    prefix(&params),
-                    t.tuple(s),
-                    values.join(", ")
-                ),
-            )?;
-            let image = to_launch
-                .intersect_domain(&Set::parse(ctx, &st.domain)?)?
-                .range()?;
-            domain = Some(match domain {
-                None => image,
-                Some(d) => d.union(&image)?,
-            });
-        }
-        let Some(domain) = domain else { continue };
-        let mut dims = Vec::new();
-        for (d, name) in host_names.iter().enumerate() {
-            dims.push(positions[first][d].to_string());
-            dims.push(name.clone());
-        }
-        dims.push(positions[first][host_names.len()].to_string());
-        dims.resize(width, "0".into());
-        let text = format!(
-            "{}{{ K{k}[{}] -> [{}] }}",
-            prefix(&params),
-            host_names.join(", "),
-            dims.join(", ")
-        );
-        schedule.push(Map::parse(ctx, &text)?.intersect_domain(&domain)?);
-    }
-    let schedule = UnionMap::of_maps(ctx, &schedule)?;
-    let context = Set::parse(ctx, &format!("{}{{ : }}", prefix(&params)))?;
-    let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
-    Ok(host_ir(t, &ast))
-}
-
-/// Host IR: loops renamed after the host levels of the launches they hold.
-fn host_ir(t: &Transformed, nodes: &[AstNode]) -> Vec<Node> {
-    nodes
-        .iter()
-        .map(|n| match n {
-            AstNode::For {
-                iterator,
-                init,
-                cond,
-                inc,
-                body,
-            } => {
-                let body = host_ir(t, body);
-                let name = first_launch(&body)
-                    .and_then(|k| {
-                        let dim: usize = iterator.strip_prefix('c')?.parse().ok()?;
-                        let l = t.kernels[k].host_levels.get(dim.checked_sub(1)? / 2)?;
-                        Some(t.levels[*l].name.clone())
-                    })
-                    .unwrap_or_else(|| iterator.clone());
-                let rename = |id: &str| (id == iterator).then(|| name.clone());
-                Node::For {
-                    var: name.clone(),
-                    init: ir::rename(init, &rename),
-                    cond: ir::rename(cond, &rename),
-                    step: match inc {
-                        Expr::Int(v) => *v,
-                        _ => 1,
-                    },
-                    body: ir::rename_nodes(&body, &rename),
-                }
-            }
-            AstNode::If {
-                cond,
-                then_branch,
-                else_branch,
-            } => Node::If {
-                cond: cond.clone(),
-                then_branch: host_ir(t, then_branch),
-                else_branch: else_branch.as_ref().map(|b| host_ir(t, b)),
-            },
-            AstNode::User { statement, args } => Node::Launch {
-                kernel: statement[1..]
-                    .parse()
-                    .expect("host statements are named K<k>"),
-                // The values of the host loop variables; isl writes them as expressions of
-                // the loops around (a loop with one iteration may be folded away).
-                args: args.clone(),
-            },
-        })
-        .collect()
-}
-
-fn first_launch(nodes: &[Node]) -> Option<usize> {
-    nodes.iter().find_map(|n| match n {
-        Node::Launch { kernel, .. } => Some(*kernel),
-        Node::For { body, .. } => first_launch(body),
-        Node::If {
-            then_branch,
-            else_branch,
-            ..
-        } => first_launch(then_branch).or_else(|| else_branch.as_deref().and_then(first_launch)),
-        _ => None,
-    })
-}
-
 /// The isl text of level `l`'s value in statement `s`.
 fn value_of(t: &Transformed, s: usize, l: LevelId) -> String {
     t.statements[s]
@@ -515,104 +387,6 @@ fn value_of(t: &Transformed, s: usize, l: LevelId) -> String {
         .find(|(x, _)| *x == l)
         .map(|(_, v)| v.to_string())
         .expect("the statement has the level")
-}
-
-/// The name of the thread index `d` (`tx`, `ty`, `tz`) in a kernel, unless the program
-/// uses it.
-pub fn coordinate_name(t: &Transformed, d: usize) -> String {
-    let taken = |n: &str| {
-        t.levels.iter().any(|l| l.name == n)
-            || t.program.params.iter().any(|p| p == n)
-            || t.program.arrays.iter().any(|a| a.name == n)
-    };
-    let base = ["tx", "ty", "tz"][d];
-    (0..)
-        .map(|k| {
-            if k == 0 {
-                base.to_string()
-            } else {
-                format!("{base}{k}")
-            }
-        })
-        .find(|n| !taken(n))
-        .expect("a free name")
-}
-
-/// Names of a kernel's parameters: host loop variables, block loop values, thread values.
-pub struct KernelNames {
-    pub host: Vec<String>,
-    pub blocks: Vec<String>,
-    pub threads: Vec<String>,
-}
-
-pub fn kernel_names(t: &Transformed, kernel: &Kernel) -> KernelNames {
-    KernelNames {
-        host: kernel
-            .host_levels
-            .iter()
-            .map(|l| level_variable(t, kernel, *l))
-            .collect(),
-        blocks: kernel
-            .blocks
-            .iter()
-            .map(|l| level_variable(t, kernel, *l))
-            .collect(),
-        threads: kernel
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(d, td)| match td.kind {
-                ThreadKind::Coordinate => coordinate_name(t, d),
-                _ => level_variable(t, kernel, td.per_statement[0].1),
-            })
-            .collect(),
-    }
-}
-
-/// The name of a level's variable in a kernel: the level's, unless a statement of the
-/// kernel has an iterator of that name whose value the level is not (the point loop of a
-/// loop that counts down is named `j` and runs over `-j`). In isl's texts a parameter and
-/// a tuple variable of one name are one value, so such a level gets a name of its own,
-/// `j_rev` (`j_loop` for a loop that runs up over another value: skewed or shifted,
-/// `j + i`).
-pub fn level_variable(t: &Transformed, kernel: &Kernel, l: LevelId) -> String {
-    let name = &t.levels[l].name;
-    let itself = Aff::var(crate::poly::affine::Var::Index(name.clone()));
-    let value = kernel.statements.iter().find_map(|&s| {
-        let st = &t.statements[s];
-        st.iterators.iter().any(|i| i == name).then_some(())?;
-        st.levels
-            .iter()
-            .find(|(x, v)| *x == l && *v != itself)
-            .map(|(_, v)| v)
-    });
-    let Some(value) = value else {
-        return name.clone();
-    };
-    let suffix = if value
-        .coefficient(&crate::poly::affine::Var::Index(name.clone()))
-        .0
-        < 0
-    {
-        "rev"
-    } else {
-        "loop"
-    };
-    let taken = |n: &str| {
-        t.levels.iter().any(|x| x.name == n)
-            || t.program.params.iter().any(|p| p == n)
-            || t.program.arrays.iter().any(|a| a.name == n)
-            || t.statements
-                .iter()
-                .any(|s| s.iterators.iter().any(|i| i == n))
-    };
-    (0..)
-        .map(|k| match k {
-            0 => format!("{name}_{suffix}"),
-            k => format!("{name}_{suffix}{k}"),
-        })
-        .find(|n| !taken(n))
-        .expect("a free name")
 }
 
 fn kernel_code(
