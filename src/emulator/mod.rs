@@ -8,6 +8,8 @@
 //! The strategy generator ranks its variants with it (without the sensitivity analysis).
 
 pub mod kernel;
+pub mod lanes;
+pub mod ops;
 pub mod ptxas;
 pub mod runs;
 pub mod saake;

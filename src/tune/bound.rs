@@ -24,7 +24,7 @@
 //!   what moves along the innermost loop a thread runs is loaded at every instance, as is
 //!   every global and constant read but an update's own element, and a statement alone
 //!   in that loop issues its address and arithmetic work at every instance too
-//!   ([`crate::emulator::workload::instance_operations`]). As the emulator's processing
+//!   ([`crate::emulator::ops::instance_operations`]). As the emulator's processing
 //!   blocks do (`src/emulator/kernel.rs`), each of the SM's four schedulers runs a quarter
 //!   of the resident warps, rounded up by whole warps, one instruction per cycle (the
 //!   least over the residencies the SM may have), and each pipe admits the SM's warps'
@@ -271,8 +271,7 @@ impl<'a> NestBounds<'a> {
             let alone = !unrolled(v)
                 && innermost.is_some_and(|l| self.n.statements_in(l).as_slice() == [*s]);
             if alone {
-                work.issue +=
-                    instances * crate::emulator::workload::instance_operations(p, *s) as f64;
+                work.issue += instances * crate::emulator::ops::instance_operations(p, *s) as f64;
             } else if st.update.is_some() {
                 work.issue += instances;
             }
