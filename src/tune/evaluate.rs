@@ -1,9 +1,10 @@
 //! Compiling and emulating candidates on every core, each recipe text once per ranking,
-//! and, given their lower bounds ([`super::bound`]), least bound first: a worker takes the
-//! next candidate only while its bound is not above the fastest time found so far, so that
+//! and, given their lower bounds ([`super::bound`]), least bound first: a candidate is
+//! skipped when its bound is above the fastest time of the candidates before it, so that
 //! no compile of a skipped candidate could have been faster (seed 001,
-//! `001_9e65c7c4352e71cc.txt` §5, Algorithm 2's pruning), and the cores never wait for
-//! one another.
+//! `001_9e65c7c4352e71cc.txt` §5, Algorithm 2's pruning). The cores never wait for one
+//! another, and what is skipped is what taking the candidates one at a time would skip,
+//! whatever the cores' timing: the same listing on every run.
 
 use super::{compile_and_estimate, outcome_rank, Evaluated, RankOptions};
 use crate::deps::Dependences;
@@ -25,6 +26,9 @@ pub(crate) struct Evaluations {
     pub(crate) expected: usize,
     /// Outcomes taken from [`RankOptions::known`] instead of compiling.
     pub(crate) reused: usize,
+    /// Recipes a spare core compiled ahead whose bound then proved above the fastest
+    /// time before them: skipped as taking them in order would, their results dropped.
+    pub(crate) dropped: usize,
 }
 
 /// What became of one candidate of [`Evaluations::run_bounded`].
@@ -124,70 +128,111 @@ impl Evaluations {
         // Texts known already are not expected any more (saturating: a text met again,
         // as Phase III meets the variants the tile-size retry ran, counts once).
         self.expected = self.expected.saturating_sub(texts.len() - todo.len());
+        // The outcome is that of taking the candidates one after the other in this order,
+        // each skipped when its bound is above the fastest time of those before it, on
+        // however many cores and in whatever order they finish: a worker skips a candidate
+        // only when one finished before it in the order is already faster than its bound
+        // (then so is the fastest of all those before it), else compiles it; a candidate
+        // compiled ahead whose bound turns out above the fastest before it is dropped as
+        // skipped. Only the bound decides what is skipped, never the timing of the threads.
         let workers = workers(todo.len());
         let next = AtomicUsize::new(0);
         let started = AtomicUsize::new(0);
-        let bar = AtomicU64::new(bar.to_bits());
-        let mut skipped: std::collections::HashSet<usize> = Default::default();
-        let mut cut_short = false;
+        // Per position in `todo`, the time of its outcome once known (infinite for a
+        // failure).
+        let finished: Vec<AtomicU64> = todo
+            .iter()
+            .map(|_| AtomicU64::new(f64::NAN.to_bits()))
+            .collect();
+        let mut fates: Vec<Option<Result<Result<Estimate, String>, Outcome>>> =
+            (0..todo.len()).map(|_| None).collect();
         let (macros, device, sizes) = (o.macros, o.device, o.sizes);
         let resources = crate::limits::current();
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::channel();
             for _ in 0..workers {
                 let tx = tx.clone();
-                let (next, started, bar, todo) = (&next, &started, &bar, &todo);
+                let (next, started, finished, todo) = (&next, &started, &finished, &todo);
                 scope.spawn(move || {
                     crate::limits::with(resources, || loop {
                         let j = next.fetch_add(1, Ordering::SeqCst);
                         let Some(&k) = todo.get(j) else {
                             break;
                         };
-                        let fate = if limits.prune
-                            && bounds[k] > f64::from_bits(bar.load(Ordering::SeqCst))
-                        {
+                        let before = finished[..j]
+                            .iter()
+                            .map(|t| f64::from_bits(t.load(Ordering::SeqCst)))
+                            .filter(|t| !t.is_nan())
+                            .fold(bar, f64::min);
+                        let fate = if limits.prune && bounds[k] > before {
                             Err(Outcome::Skipped)
                         } else if limits.deadline.is_some_and(|d| Instant::now() >= d)
                             || started.fetch_add(1, Ordering::SeqCst) >= limits.new
                         {
                             Err(Outcome::NotRun)
                         } else {
-                            Ok(compile_and_estimate(
+                            let r = compile_and_estimate(
                                 program, deps, macros, device, sizes, &texts[k],
-                            ))
+                            );
+                            let time = r.as_ref().map_or(f64::INFINITY, |e| e.time_us);
+                            finished[j].store(time.to_bits(), Ordering::SeqCst);
+                            Ok(r)
                         };
-                        if tx.send((k, fate)).is_err() {
+                        if tx.send((j, fate)).is_err() {
                             break;
                         }
                     })
                 });
             }
             drop(tx);
-            for (k, fate) in rx {
-                let r = match fate {
-                    Ok(r) => r,
-                    Err(Outcome::Skipped) => {
-                        skipped.insert(k);
-                        continue;
+            // Each result recorded as it comes (an interrupted `gpucc tune` loses
+            // nothing), also one dropped below: its time is as true as any.
+            let mut compiled = self.considered;
+            for (j, fate) in rx {
+                if let Ok(r) = &fate {
+                    if let Some(record) = o.on_evaluated.as_mut() {
+                        record(&texts[todo[j]], r);
                     }
-                    Err(_) => {
-                        cut_short = true;
-                        continue;
-                    }
-                };
-                if let Ok(est) = &r {
-                    let lower = f64::from_bits(bar.load(Ordering::SeqCst)).min(est.time_us);
-                    bar.store(lower.to_bits(), Ordering::SeqCst);
+                    compiled += 1;
+                    (o.progress)(compiled, self.expected);
                 }
-                if let Some(record) = o.on_evaluated.as_mut() {
-                    record(&texts[k], &r);
-                }
-                self.emulated += usize::from(r.is_ok());
-                self.memo.insert(texts[k].clone(), r);
-                self.considered += 1;
-                (o.progress)(self.considered, self.expected);
+                fates[j] = Some(fate);
             }
         });
+        // The candidates in order, as one after the other would have taken them.
+        let mut skipped: std::collections::HashSet<usize> = Default::default();
+        let mut cut_short = false;
+        for (j, &k) in todo.iter().enumerate() {
+            let skip = limits.prune && bounds[k] > bar;
+            let r = match fates[j].take().expect("every candidate has a fate") {
+                fate if skip => {
+                    self.dropped += usize::from(fate.is_ok());
+                    skipped.insert(k);
+                    continue;
+                }
+                Ok(r) => r,
+                Err(Outcome::NotRun) => {
+                    cut_short = true;
+                    continue;
+                }
+                // Skipped by a worker on the time of a candidate dropped since, which a
+                // bound above its own candidate's time alone allows: compiled now, as
+                // taking them in order would.
+                Err(_) => {
+                    let r = compile_and_estimate(program, deps, macros, device, sizes, &texts[k]);
+                    if let Some(record) = o.on_evaluated.as_mut() {
+                        record(&texts[k], &r);
+                    }
+                    r
+                }
+            };
+            if let Ok(est) = &r {
+                bar = bar.min(est.time_us);
+            }
+            self.emulated += usize::from(r.is_ok());
+            self.memo.insert(texts[k].clone(), r);
+            self.considered += 1;
+        }
         let skipped: Vec<&String> = skipped.iter().map(|&k| &texts[k]).collect();
         let out = texts
             .iter()

@@ -124,8 +124,9 @@ pub fn search(
     // Candidates are numbered in the order the search meets them, for shards.
     let mut number = 0;
     let budget_left = |evals: &Evaluations| {
-        s.runs
-            .map_or(usize::MAX, |n| n.saturating_sub(evals.considered))
+        s.runs.map_or(usize::MAX, |n| {
+            n.saturating_sub(evals.considered + evals.dropped)
+        })
     };
     let all_nests: Vec<Nest> = plan.nests().into_iter().cloned().collect();
     let all_bounds = PlanBounds::new(&nests, &all_nests, o.device, true);
