@@ -223,6 +223,25 @@ fn a_triangle_guarded_by_position_counts_the_warps_that_pass() {
     assert_ne!(v["bottleneck"], "branch:throughput", "{v}");
 }
 
+/// A 1-D stencil at N = 10: eight of a block's 64 threads (`i` from 1 to 8) do the work,
+/// all in the first warp. Lanes 0, 15 and 31, which the guard's share samples first, all
+/// miss them; the warp still passes, and its work is counted (it was once predicted as
+/// nothing, below what the lower bound allows).
+#[test]
+fn a_guard_narrower_than_a_warp_still_counts_the_warp_that_passes_it() {
+    let v = emulate_json(&[
+        "testsuite/strategy/kernels/stencil1d_3pt.c",
+        "-D",
+        "N=10",
+        "-D",
+        "TSTEPS=2",
+    ]);
+    for k in v["kernels"].as_array().unwrap() {
+        assert_eq!(k["working_share"].as_f64(), Some(0.5), "{v}");
+    }
+    assert!(v["kernels"][0]["gflops"].as_f64().unwrap() > 0.0, "{v}");
+}
+
 /// SYRK with one thread per column `j` walking the rows `i >= j`: 2 blocks, each on an SM
 /// of its own, and the kernel lasts as long as the first block, whose threads have the
 /// most rows. The representative thread is taken from that block (not the middle of the

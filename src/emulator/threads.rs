@@ -162,8 +162,12 @@ impl ThreadSpace<'_> {
             let first_block = k == 0;
             for warp in 0..(threads + 31) / 32 {
                 let mut passes = |id: i64| self.passes(cond, &mut env, &thread_names, id);
+                // Three lanes first (most guards split warps at their edges); where none
+                // passes, every lane, for a range narrower than a warp (8 of 64 threads
+                // in a small stencil's block: lanes 0, 15 and 31 all miss it).
                 let lanes = [0, 15, 31].map(|l| (warp * 32 + l).min(threads - 1));
-                let passed = lanes.iter().any(|&id| passes(id));
+                let passed = lanes.iter().any(|&id| passes(id))
+                    || (warp * 32..(warp * 32 + 32).min(threads)).any(&mut passes);
                 if passed && first_block {
                     let all = warp * 32..(warp * 32 + 32).min(threads);
                     lanes_of += all.end.saturating_sub(all.start) as u64;
