@@ -11,10 +11,10 @@
 //! such time over every loop of the index (lexicographic maximum) gives the value, as code
 //! that isl's AST generator writes (`if (n >= 1) i = n;`).
 
-use super::ir::{FinalValue, Node};
+use super::ir::{self, FinalValue, Node};
 use crate::frontend::UnitKind;
 use crate::poly::affine::isl_name;
-use crate::poly::astbuild::{self, AstNode};
+use crate::poly::astbuild;
 use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
 use crate::poly::{ArrayKind, LoopId, Program};
 
@@ -153,44 +153,6 @@ fn final_value_code(p: &Program, ctx: &Ctx, loops: &[LoopId]) -> Result<Vec<Node
     let schedule = UnionMap::of_maps(ctx, &[identity])?;
     let context = Set::parse(ctx, &format!("{prefix}{{ : }}"))?;
     let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
-    Ok(to_nodes(&ast))
-}
-
-/// The AST as host nodes; a statement instance carries the value as its last argument.
-fn to_nodes(nodes: &[AstNode]) -> Vec<Node> {
-    nodes
-        .iter()
-        .map(|n| match n {
-            AstNode::For {
-                iterator,
-                init,
-                cond,
-                inc,
-                body,
-            } => Node::For {
-                var: iterator.clone(),
-                init: init.clone(),
-                cond: cond.clone(),
-                step: match inc {
-                    super::ir::Expr::Int(v) => *v,
-                    _ => 1,
-                },
-                body: to_nodes(body),
-            },
-            AstNode::If {
-                cond,
-                then_branch,
-                else_branch,
-            } => Node::If {
-                cond: cond.clone(),
-                then_branch: to_nodes(then_branch),
-                else_branch: else_branch.as_deref().map(to_nodes),
-            },
-            AstNode::User { args, .. } => Node::Instance {
-                statement: 0,
-                args: args.clone(),
-                stage: None,
-            },
-        })
-        .collect()
+    // A statement instance carries the value as its last argument.
+    Ok(ir::from_ast(&ast, 0))
 }

@@ -1,7 +1,49 @@
 //! The kernel IR: what codegen hands to the CUDA writer. Loops, guards, statement
 //! instances and launches, with expressions over loop variables and parameters.
 
+use crate::poly::astbuild::AstNode;
 pub use crate::poly::astbuild::{AstExpr as Expr, AstOp as Op};
+
+/// isl's AST as IR nodes, as isl wrote it: its loops keep isl's iterator names, and every
+/// instance is one of `statement` with isl's arguments (a reduction's target, a final
+/// value's assignment).
+pub fn from_ast(nodes: &[AstNode], statement: usize) -> Vec<Node> {
+    nodes
+        .iter()
+        .map(|n| match n {
+            AstNode::For {
+                iterator,
+                init,
+                cond,
+                inc,
+                body,
+            } => Node::For {
+                var: iterator.clone(),
+                init: init.clone(),
+                cond: cond.clone(),
+                step: match inc {
+                    Expr::Int(v) => *v,
+                    _ => 1,
+                },
+                body: from_ast(body, statement),
+            },
+            AstNode::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => Node::If {
+                cond: cond.clone(),
+                then_branch: from_ast(then_branch, statement),
+                else_branch: else_branch.as_ref().map(|b| from_ast(b, statement)),
+            },
+            AstNode::User { args, .. } => Node::Instance {
+                statement,
+                args: args.clone(),
+                stage: None,
+            },
+        })
+        .collect()
+}
 
 /// A node of generated code (host or kernel).
 #[derive(Clone, Debug, PartialEq)]

@@ -2,9 +2,9 @@
 //! statement writes, as expressions of the block and host variables (isl's AST generator
 //! writes them, with a guard where a block may hold no instance of the update).
 
-use super::ir::{Node, ReductionIr};
+use super::ir::{self, ReductionIr};
 use super::{prefix, value_of, KernelNames};
-use crate::poly::astbuild::{self, AstNode};
+use crate::poly::astbuild;
 use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
 use crate::transform::cudaize::Kernel;
 use crate::transform::{StmtKind, Transformed};
@@ -104,46 +104,8 @@ pub fn targets(
         let ast = astbuild::build_ast(ctx, context, &schedule, None)?;
         out.push(ReductionIr {
             reduction: r,
-            target: target_ir(&ast, s),
+            target: ir::from_ast(&ast, s),
         });
     }
     Ok(out)
-}
-
-fn target_ir(nodes: &[AstNode], statement: usize) -> Vec<Node> {
-    nodes
-        .iter()
-        .map(|n| match n {
-            AstNode::For {
-                iterator,
-                init,
-                cond,
-                inc,
-                body,
-            } => Node::For {
-                var: iterator.clone(),
-                init: init.clone(),
-                cond: cond.clone(),
-                step: match inc {
-                    super::Expr::Int(v) => *v,
-                    _ => 1,
-                },
-                body: target_ir(body, statement),
-            },
-            AstNode::If {
-                cond,
-                then_branch,
-                else_branch,
-            } => Node::If {
-                cond: cond.clone(),
-                then_branch: target_ir(then_branch, statement),
-                else_branch: else_branch.as_ref().map(|b| target_ir(b, statement)),
-            },
-            AstNode::User { args, .. } => Node::Instance {
-                statement,
-                args: args.clone(),
-                stage: None,
-            },
-        })
-        .collect()
 }
