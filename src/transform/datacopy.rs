@@ -12,12 +12,13 @@
 //! subtracted from the subscripts.
 
 use super::cudaize::ThreadKind;
-use super::registers::{check_private_to_threads, first_beside, lattice_box};
+use super::footprint::Footprints;
+use super::registers::first_beside;
 use super::{
     unroll, Hw, LevelId, Placement, StmtKind, TResult, TStatement, TransformError, Transformed,
 };
 use crate::poly::affine::{isl_name, Aff, Var};
-use crate::poly::isl::{Ctx, Map, Set};
+use crate::poly::isl::{Ctx, Set};
 use crate::poly::{AccessId, ArrayId, ArrayKind};
 
 /// Where a copy's temporary lives.
@@ -414,63 +415,17 @@ fn make_copy(
     }
     let ctx = Ctx::new();
     let fixed_names: Vec<String> = fixed.iter().map(|f| isl_name(&f.name)).collect();
-    // The elements the scope's statements (or statement `only`) read and/or write.
-    let footprint = |reads: bool, writes: bool, only: Option<usize>| -> TResult<Option<Map>> {
-        let mut all: Option<Map> = None;
-        for (i, (s, _)) in scope.iter().enumerate() {
-            let StmtKind::Compute(id) = t.statements[*s].kind else {
-                continue;
-            };
-            if only.is_some_and(|o| o != *s) {
-                continue;
-            }
-            let st = &p.statements[id];
-            for a in std::iter::once(&st.write).chain(&st.reads) {
-                let access = &p.accesses[*a];
-                if access.array != array
-                    || (access.is_write && !writes)
-                    || (!access.is_write && !reads)
-                {
-                    continue;
-                }
-                let mut conds: Vec<String> = fixed
-                    .iter()
-                    .zip(&fixed_names)
-                    .map(|(f, n)| format!("{n} = {}", f.values[i].1))
-                    .collect();
-                let outs: Vec<String> = (0..access.subscripts.len())
-                    .map(|k| format!("__e{k}"))
-                    .collect();
-                for (k, sub) in access.subscripts.iter().enumerate() {
-                    conds.push(sub.equals_text(&outs[k]));
-                }
-                let text = format!(
-                    "{}{{ {} -> [[{}] -> {}[{}]] : {} }}",
-                    t.params_prefix(),
-                    t.tuple(*s),
-                    fixed_names.join(", "),
-                    isl_name(&name),
-                    outs.join(", "),
-                    conds.join(" and ")
-                );
-                let m = Map::parse(&ctx, &text)?
-                    .intersect_domain(&Set::parse(&ctx, &t.statements[*s].domain)?)?
-                    .range_unwrapped()?;
-                all = Some(match all {
-                    None => m,
-                    Some(x) => x.union(&m)?,
-                });
-            }
-        }
-        Ok(all)
-    };
-    let mut reads = footprint(true, false, None)?;
-    let writes = if memory == Memory::Registers {
-        footprint(false, true, None)?
-    } else {
-        None
-    };
-    let all = footprint(true, true, None)?.expect("the scope uses the array");
+    // The elements the scope's statements read and/or write.
+    let fp = Footprints::new(
+        &ctx,
+        t,
+        &scope,
+        &fixed_names,
+        &|j, i| fixed[j].values[i].1.to_string(),
+        array,
+    );
+    let mut reads = fp.any(true, false);
+    let writes = memory == Memory::Registers && fp.any(false, true);
     // No copy-in where the thread's first use of the array is a statement beside the loop
     // that writes every element of the copy without reading it (`Qr[i] = 0.0f`).
     if let Some(first) = first_beside(t, &scope, beside_from, &prefix) {
@@ -482,21 +437,14 @@ fn make_copy(
             .iter()
             .any(|a| p.accesses[*a].array == array);
         if !reads_it {
-            if let Some(w) = footprint(false, true, Some(first))? {
-                if all.wrapped()?.subtract(&w.wrapped()?)?.is_empty()? {
-                    reads = None;
+            if let Some(w) = fp.map(false, true, Some(first))? {
+                if fp.all()?.wrapped()?.subtract(&w.wrapped()?)?.is_empty()? {
+                    reads = false;
                 }
             }
         }
     }
-    let found = if memory == Memory::Registers {
-        lattice_box(t, &ctx, &all, &fixed_names, &name)?
-    } else {
-        all.range_fixed_box(&fixed_names)?.map(|(offsets, sizes)| {
-            let dense = vec![1; sizes.len()];
-            (offsets, sizes, dense)
-        })
-    };
+    let found = fp.bounding_box(t, &fixed_names, &name, memory == Memory::Registers)?;
     let Some((offsets, sizes, strides)) = found else {
         return Err(TransformError::new(format!(
             "the part of `{name}` used inside loop `{}` does not have a constant size",
@@ -516,7 +464,7 @@ fn make_copy(
             .iter()
             .map(|f| matches!(f.hw, Some(Hw::Thread(_))))
             .collect();
-        check_private_to_threads(t, &ctx, &threads, &fixed_names, &all, &name, written)?;
+        fp.check_private(t, &threads, &fixed_names, &name, written)?;
     } else {
         if let Some(last) = dims.last_mut() {
             if pad < 0 {
@@ -560,11 +508,9 @@ fn make_copy(
             ))
             .hint("distribute the tile in blocks (a thread's elements next to each other), or copy without a width"));
         }
-        super::vector::check(
+        fp.check_vectors(
             &t.params_prefix(),
-            &ctx,
             &p.arrays[array],
-            &all,
             &fixed_names,
             &offsets,
             &sizes,
@@ -656,7 +602,7 @@ fn make_copy(
 
     // Copy-in (and copy-out) statements.
     let params_prefix = t.params_prefix();
-    let instances = |fp: &Map, label: &str| -> TResult<(Vec<String>, String)> {
+    let instances = |reads: bool, label: &str| -> TResult<(Vec<String>, String)> {
         let xs: Vec<String> = (0..sizes.len()).map(|k| format!("__x{k}")).collect();
         let es: Vec<String> = (0..sizes.len()).map(|k| format!("__e{k}")).collect();
         let shift: Vec<String> = xs
@@ -682,8 +628,7 @@ fn make_copy(
             iters.join(", "),
             shift.join(" and ")
         );
-        let domain = fp.wrapped()?.apply(&Map::parse(&ctx, &text)?)?;
-        Ok((iters, domain.to_string()))
+        Ok((iters, fp.instances(reads, &text)?))
     };
     let copy_levels = |t: &mut Transformed, shared: bool| -> TResult<CopyPlace> {
         let mut levels: Vec<(LevelId, Aff)> = fixed
@@ -768,9 +713,9 @@ fn make_copy(
         Ok((levels, bindings))
     };
     let mut new_statements = Vec::new();
-    if let Some(fp) = &reads {
+    if reads {
         let label = format!("{}_in", temp);
-        let (iterators, domain) = instances(fp, &label)?;
+        let (iterators, domain) = instances(true, &label)?;
         let (levels, bindings) = copy_levels(t, memory == Memory::Shared)?;
         new_statements.push(TStatement {
             name: label,
@@ -782,9 +727,9 @@ fn make_copy(
             bindings,
         });
     }
-    if let Some(fp) = &writes {
+    if writes {
         let label = format!("{}_out", temp);
-        let (iterators, domain) = instances(fp, &label)?;
+        let (iterators, domain) = instances(false, &label)?;
         let (levels, bindings) = copy_levels(t, false)?;
         new_statements.push(TStatement {
             name: label,

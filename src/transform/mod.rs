@@ -13,6 +13,7 @@
 
 pub mod cudaize;
 pub mod datacopy;
+mod footprint;
 pub mod legality;
 pub mod permute;
 pub mod pipeline;
