@@ -119,7 +119,8 @@ fn emulate_site(
     resources: &[Resource],
 ) -> Result<KernelEmulation, String> {
     let l = &device.limits;
-    let mut work = site.work(t, g);
+    let mut instructions = InstructionCount::default();
+    let mut work = site.work_with(t, g, Some(&mut instructions));
     // `__launch_bounds__(threads, n)`: ptxas keeps n blocks' registers on an SM.
     let bound = t
         .kernels
@@ -169,9 +170,7 @@ fn emulate_site(
             builder = StreamBuilder::new(dram, l1_bytes);
             site.walk(t, g, &mut builder);
             builder.hoist_loads(LOAD_WINDOW);
-            let mut count = InstructionCount::default();
-            site.walk(t, g, &mut count);
-            count.0
+            instructions.0
         }
     };
     let part = Partition::of(warps_per_block, resident);

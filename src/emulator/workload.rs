@@ -180,6 +180,61 @@ pub trait Sink {
     fn node(&mut self, _node: usize, _entries: f64, _trip: Option<f64>, _words: f64) {}
 }
 
+/// Two sinks fed by one walk (neither expands loops): what a kernel does counted and its
+/// instructions counted, without walking it twice.
+pub struct Both<'a>(pub &'a mut dyn Sink, pub &'a mut dyn Sink);
+
+impl Sink for Both<'_> {
+    fn loop_iteration(&mut self, mult: f64) {
+        self.0.loop_iteration(mult);
+        self.1.loop_iteration(mult);
+    }
+    fn branch(&mut self, mult: f64) {
+        self.0.branch(mult);
+        self.1.branch(mult);
+    }
+    fn load(&mut self, m: Mem, mult: f64) {
+        self.0.load(m, mult);
+        self.1.load(m, mult);
+    }
+    fn store(&mut self, m: Mem, mult: f64) {
+        self.0.store(m, mult);
+        self.1.store(m, mult);
+    }
+    fn compute(&mut self, a: Arith, mult: f64) {
+        self.0.compute(a, mult);
+        self.1.compute(a, mult);
+    }
+    fn barrier(&mut self, mult: f64) {
+        self.0.barrier(mult);
+        self.1.barrier(mult);
+    }
+    fn atomic(&mut self, mult: f64) {
+        self.0.atomic(mult);
+        self.1.atomic(mult);
+    }
+    fn copy_async(&mut self, global: Mem, shared: Mem, mult: f64) {
+        self.0.copy_async(global, shared, mult);
+        self.1.copy_async(global, shared, mult);
+    }
+    fn wait_copies(&mut self) {
+        self.0.wait_copies();
+        self.1.wait_copies();
+    }
+    fn end_instance(&mut self) {
+        self.0.end_instance();
+        self.1.end_instance();
+    }
+    fn region(&mut self, name: &dyn Fn() -> String) {
+        self.0.region(name);
+        self.1.region(name);
+    }
+    fn node(&mut self, node: usize, entries: f64, trip: Option<f64>, words: f64) {
+        self.0.node(node, entries, trip, words);
+        self.1.node(node, entries, trip, words);
+    }
+}
+
 impl Sink for Counts {
     fn loop_iteration(&mut self, mult: f64) {
         // Increment, compare and branch per iteration.
@@ -326,9 +381,24 @@ impl Site {
 
     /// What the kernel's representative thread does, counted, with the kernel's shape.
     pub fn work(&self, t: &Transformed, g: &Generated) -> KernelWork {
+        self.work_with(t, g, None)
+    }
+
+    /// [`Site::work`], the same walk also fed to `also` (the emulator counts its stream's
+    /// instructions there, instead of walking the kernel again).
+    pub fn work_with(
+        &self,
+        t: &Transformed,
+        g: &Generated,
+        also: Option<&mut dyn Sink>,
+    ) -> KernelWork {
         let k = &g.kernels[self.kernel];
         let mut counts = Counts::default();
-        let walked = walk_block(t, k, self.env.clone(), &self.grid, &self.at, &mut counts);
+        let (env, grid, at) = (self.env.clone(), &self.grid, &self.at);
+        let walked = match also {
+            Some(also) => walk_block(t, k, env, grid, at, &mut Both(&mut counts, also)),
+            None => walk_block(t, k, env, grid, at, &mut counts),
+        };
         kernel_work(t, k, self.launches, &self.env, counts, walked)
     }
 }
