@@ -241,53 +241,63 @@ pub fn identifiers(e: &Expr, out: &mut Vec<String>) {
 pub type Linear = (Vec<(String, i64)>, i64);
 
 pub fn linear(e: &Expr) -> Option<Linear> {
-    fn add(acc: &mut (Vec<(String, i64)>, i64), other: (Vec<(String, i64)>, i64), sign: i64) {
-        for (n, c) in other.0 {
-            match acc.0.iter_mut().find(|(x, _)| *x == n) {
-                Some((_, k)) => *k += sign * c,
-                None => acc.0.push((n, sign * c)),
+    let (terms, c) = linear_ref(e)?;
+    Some((
+        terms.into_iter().map(|(n, k)| (n.to_string(), k)).collect(),
+        c,
+    ))
+}
+
+/// [`linear`] with the names borrowed from the expression (the emulator asks it of
+/// every subscript of every statement instance it walks).
+pub fn linear_ref(e: &Expr) -> Option<(Vec<(&str, i64)>, i64)> {
+    fn add<'e>(
+        e: &'e Expr,
+        scale: i64,
+        terms: &mut Vec<(&'e str, i64)>,
+        c: &mut i64,
+    ) -> Option<()> {
+        match e {
+            Expr::Int(v) => *c += scale * v,
+            Expr::Id(n) => match terms.iter_mut().find(|(x, _)| *x == n) {
+                Some((_, k)) => *k += scale,
+                None => terms.push((n, scale)),
+            },
+            Expr::Op(Op::Add, args) => {
+                for a in args {
+                    add(a, scale, terms, c)?;
+                }
             }
-        }
-        acc.1 += sign * other.1;
-    }
-    Some(match e {
-        Expr::Int(v) => (Vec::new(), *v),
-        Expr::Id(n) => (vec![(n.clone(), 1)], 0),
-        Expr::Op(Op::Add, args) => {
-            let mut acc = (Vec::new(), 0);
-            for a in args {
-                add(&mut acc, linear(a)?, 1);
+            Expr::Op(Op::Sub, args) => {
+                add(&args[0], scale, terms, c)?;
+                add(&args[1], -scale, terms, c)?;
             }
-            acc
-        }
-        Expr::Op(Op::Sub, args) => {
-            let mut acc = linear(&args[0])?;
-            add(&mut acc, linear(&args[1])?, -1);
-            acc
-        }
-        Expr::Op(Op::Neg, args) => {
-            let (t, c) = linear(&args[0])?;
-            (t.into_iter().map(|(n, k)| (n, -k)).collect(), -c)
-        }
-        Expr::Op(Op::Mul, args) => match (&args[0], &args[1]) {
-            (Expr::Int(k), x) | (x, Expr::Int(k)) => {
-                let (t, c) = linear(x)?;
-                (t.into_iter().map(|(n, m)| (n, m * k)).collect(), c * k)
-            }
+            Expr::Op(Op::Neg, args) => add(&args[0], -scale, terms, c)?,
+            Expr::Op(Op::Mul, args) => match (&args[0], &args[1]) {
+                (Expr::Int(k), x) | (x, Expr::Int(k)) => add(x, scale * k, terms, c)?,
+                _ => return None,
+            },
             _ => return None,
-        },
-        _ => return None,
-    })
+        }
+        Some(())
+    }
+    let mut terms = Vec::new();
+    let mut c = 0;
+    add(e, 1, &mut terms, &mut c)?;
+    Some((terms, c))
 }
 
 /// A linear form as an expression: `3 * a + b - 4`.
-pub fn from_linear(terms: &[(String, i64)], constant: i64) -> Expr {
+pub fn from_linear<S: AsRef<str>>(terms: &[(S, i64)], constant: i64) -> Expr {
     let mut parts: Vec<Expr> = terms
         .iter()
         .filter(|(_, c)| *c != 0)
         .map(|(n, c)| match c {
-            1 => Expr::Id(n.clone()),
-            c => Expr::Op(Op::Mul, vec![Expr::Int(*c), Expr::Id(n.clone())]),
+            1 => Expr::Id(n.as_ref().to_string()),
+            c => Expr::Op(
+                Op::Mul,
+                vec![Expr::Int(*c), Expr::Id(n.as_ref().to_string())],
+            ),
         })
         .collect();
     if constant != 0 || parts.is_empty() {
@@ -300,7 +310,7 @@ pub fn from_linear(terms: &[(String, i64)], constant: i64) -> Expr {
 
 /// An expression with affine parts in canonical form and constant comparisons decided.
 pub fn simplify(e: &Expr) -> Expr {
-    if let Some((terms, c)) = linear(e) {
+    if let Some((terms, c)) = linear_ref(e) {
         return from_linear(&terms, c);
     }
     match e {

@@ -903,7 +903,7 @@ fn walk_block(
 /// How an expression moves with threadIdx.x and .y (through the prologue's variables and
 /// loop variables whose start depends on them); `None` when it is not affine.
 fn thread_coefficients(e: &Expr, env: &Env) -> Option<(i64, i64)> {
-    let (terms, _) = ir::linear(e)?;
+    let (terms, _) = ir::linear_ref(e)?;
     let mut cx = 0;
     let mut cy = 0;
     for (name, c) in terms {
@@ -1382,7 +1382,7 @@ impl<'a> Walker<'a> {
                     .iter()
                     .map(|a| {
                         let var = &env.innermost.as_ref()?.var;
-                        let (terms, _) = ir::linear(a)?;
+                        let (terms, _) = ir::linear_ref(a)?;
                         Some(terms.iter().find(|(x, _)| x == var).map_or(0, |(_, c)| *c))
                     })
                     .collect();
