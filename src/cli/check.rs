@@ -369,11 +369,9 @@ pub(super) fn refuse_unknown_sizes(
     Some(EXIT_USAGE)
 }
 
-/// Refuses a file that is not valid C (exit 1): gpucc copies the text around the compiled
-/// unit into the `.cu` as written. `None` when the C compiler accepts it, or cannot run
-/// (then the check, if any, says so).
-pub(super) fn refuse_invalid_c(input: &InputArgs, err: &mut dyn Write) -> Option<i32> {
-    let d = invalid_c(input)?;
+/// Refuses a file that is not valid C, [`invalid_c`]'s error (exit 1): gpucc copies the
+/// text around the compiled unit into the `.cu` as written.
+pub(super) fn refuse_invalid_c(d: Diagnostic, err: &mut dyn Write) -> i32 {
     let _ = writeln!(err, "error: {}", d.message);
     for note in &d.notes {
         let _ = writeln!(err, "  = note: {note}");
@@ -381,7 +379,7 @@ pub(super) fn refuse_invalid_c(input: &InputArgs, err: &mut dyn Write) -> Option
     if let Some(hint) = &d.hint {
         let _ = writeln!(err, "  = hint: {hint}");
     }
-    Some(EXIT_USER_ERROR)
+    EXIT_USER_ERROR
 }
 
 /// The C compiler's first error on the file, as gpucc's error; `None` when it compiles (or

@@ -109,12 +109,20 @@ pub(super) fn compile_command(
         return EXIT_USAGE;
     }
     let source = RecipeSource::given(a.recipe.as_deref());
-    let compiled = match compile(&a.input, &device, source, &a.param, out, err, color) {
+    // The C compiler reads the file on a core of its own while gpucc compiles it (the
+    // single-threaded analysis leaves one idle).
+    let (compiled, invalid) = std::thread::scope(|s| {
+        let invalid = s.spawn(|| super::check::invalid_c(&a.input));
+        let compiled = compile(&a.input, &device, source, &a.param, out, err, color);
+        (compiled, invalid.join())
+    });
+    let compiled = match compiled {
         Ok(c) => c,
         Err(code) => return code,
     };
-    if let Some(code) = super::check::refuse_invalid_c(&a.input, err) {
-        return code;
+    let invalid = invalid.unwrap_or_else(|_| super::check::invalid_c(&a.input));
+    if let Some(d) = invalid {
+        return super::check::refuse_invalid_c(d, err);
     }
     let sizes = &a.check.sizes;
     if let Some(code) = super::check::refuse_unknown_sizes(compiled.program(), sizes, err) {
