@@ -129,7 +129,11 @@ pub fn describe(t: &Transformed, d: &Dependence) -> String {
 /// The schedule of every transformed statement as isl text (what [`check_order`] checks;
 /// a command that changes a few statements takes these before it and passes them there).
 pub fn schedules(t: &Transformed) -> Vec<String> {
-    let positions = t.positions();
+    schedules_at(t, &t.positions())
+}
+
+/// [`schedules`] with the statements' [`Transformed::positions`] known.
+fn schedules_at(t: &Transformed, positions: &[Vec<usize>]) -> Vec<String> {
     let width = 2 * t.depth() + 1;
     (0..t.statements.len())
         .map(|s| t.schedule_text(s, &positions[s], width))
@@ -141,7 +145,8 @@ pub fn schedules(t: &Transformed) -> Vec<String> {
 /// dependences of statements whose schedule changed are checked again: the others map to
 /// the same time vectors as when they were last found legal.
 pub fn check_order(t: &Transformed, what: &str, before: Option<&[String]>) -> TResult<()> {
-    let now = schedules(t);
+    let positions = t.positions();
+    let now = schedules_at(t, &positions);
     let changed: Vec<bool> = match before {
         Some(b) if b.len() == now.len() => now.iter().zip(b).map(|(x, y)| x != y).collect(),
         _ => vec![true; now.len()],
@@ -149,7 +154,6 @@ pub fn check_order(t: &Transformed, what: &str, before: Option<&[String]>) -> TR
     // A dependence from an outermost subtree to a later one is kept whatever the loops
     // inside them: the first time dimension of its sink is the larger (a dependence from
     // one nest to the next, asked again for every variant of either).
-    let positions = t.positions();
     let ordered = |src: usize, sink: usize| positions[src][0] < positions[sink][0];
     let ctx = Ctx::new();
     // The differences that reverse a dependence, read once a question is not in the memo.
