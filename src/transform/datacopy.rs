@@ -12,7 +12,7 @@
 //! subtracted from the subscripts.
 
 use super::cudaize::ThreadKind;
-use super::footprint::Footprints;
+use super::footprint::{Footprints, Hull};
 use super::registers::first_beside;
 use super::{
     unroll, Hw, LevelId, Placement, StmtKind, TResult, TStatement, TransformError, Transformed,
@@ -602,6 +602,40 @@ fn make_copy(
 
     // Copy-in (and copy-out) statements.
     let params_prefix = t.params_prefix();
+    // A shared copy-in may copy the footprint's box instead ([`Footprints::instances`]),
+    // clipped to the array's bounds, where they are known.
+    let extents = &p.arrays[array].extents;
+    let hull = (memory == Memory::Shared
+        && width == 1
+        && extents.len() == sizes.len()
+        && strides.iter().all(|s| *s == 1))
+    .then(|| {
+        let es: Vec<String> = (0..sizes.len()).map(|d| format!("__e{d}")).collect();
+        let (fixed, a) = (fixed_names.join(", "), isl_name(&name));
+        let mut conds = Vec::new();
+        for (d, (o, size)) in offsets.iter().zip(&sizes).enumerate() {
+            conds.push(format!("{o} <= __e{d} <= {o} + {}", size - 1));
+            conds.push(format!("0 <= __e{d} < {}", extents[d].as_ref()?));
+        }
+        let projections = es
+            .iter()
+            .map(|e| {
+                format!(
+                    "{params_prefix}{{ [[{fixed}] -> {a}[{}]] -> [[{fixed}] -> {a}[{e}]] }}",
+                    es.join(", ")
+                )
+            })
+            .collect();
+        Some(Hull {
+            boxed: format!(
+                "{params_prefix}{{ [{fixed}] -> {a}[{}] : {} }}",
+                es.join(", "),
+                conds.join(" and ")
+            ),
+            projections,
+        })
+    })
+    .flatten();
     let instances = |reads: bool, label: &str| -> TResult<(Vec<String>, String)> {
         let xs: Vec<String> = (0..sizes.len()).map(|k| format!("__x{k}")).collect();
         let es: Vec<String> = (0..sizes.len()).map(|k| format!("__e{k}")).collect();
@@ -628,7 +662,8 @@ fn make_copy(
             iters.join(", "),
             shift.join(" and ")
         );
-        Ok((iters, fp.instances(reads, &text)?))
+        let hull = if reads { hull.as_ref() } else { None };
+        Ok((iters, fp.instances(reads, &text, hull)?))
     };
     let copy_levels = |t: &mut Transformed, shared: bool| -> TResult<CopyPlace> {
         let mut levels: Vec<(LevelId, Aff)> = fixed
