@@ -360,3 +360,87 @@ fn a_kernel_keeps_its_key_while_its_nest_is_unchanged() {
         format!("{:?}", second_changed.kernels[0])
     );
 }
+
+/// The `--explain --json` report of compiling `args` (without the check).
+fn explained(name: &str, args: &[&str]) -> serde_json::Value {
+    let cu = scratch_path(name);
+    let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    all.extend([
+        "-o".into(),
+        cu.display().to_string(),
+        "--explain".into(),
+        "--json".into(),
+        "--no-verify".into(),
+    ]);
+    let (code, out, err) = gpucc(&all);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// The variants' descriptions of nest `k` in a report.
+fn variant_descriptions(report: &serde_json::Value, k: usize) -> Vec<String> {
+    report["nests"][k]["variants"]
+        .as_array()
+        .expect("variants")
+        .iter()
+        .map(|v| v["description"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// An array that an earlier nest writes is read-only in a later nest's kernel: the later
+/// nest may stage it in shared memory (mm2's second product reads `tmp`, the first one's
+/// result), but not read it through the read-only cache or constant memory, which are
+/// placements of the whole program.
+#[test]
+fn a_nest_may_stage_what_an_earlier_nest_wrote() {
+    let report = explained("staged-tmp.cu", &["testsuite/strategy/kernels/mm2.c"]);
+    let second = variant_descriptions(&report, 1);
+    assert!(
+        second
+            .iter()
+            .any(|d| d.contains("tmp, C in shared memory") || d.contains("tmp in shared memory")),
+        "{second:#?}"
+    );
+    for d in second.iter().chain(&variant_descriptions(&report, 0)) {
+        for placed in ["through the read-only cache", "in constant memory"] {
+            let Some(part) = d.split("; ").find(|p| p.ends_with(placed)) else {
+                continue;
+            };
+            assert!(!part.contains("tmp"), "`tmp` is written: {d}");
+        }
+    }
+}
+
+/// The outer-product variant is ranked against the others at a tile size that gives every
+/// SM a block where one does: at 800 x 900 doubles, the largest tiles (128 x 64) make 104
+/// blocks for 132 SMs, and the variant lost to a plain one (PolyBench 2mm).
+#[test]
+fn the_outer_product_default_fills_the_device() {
+    let report = explained(
+        "filled.cu",
+        &[
+            "testsuite/strategy/kernels/dgemm_nn.c",
+            "-D",
+            "M=800",
+            "-D",
+            "N=900",
+        ],
+    );
+    let outer: Vec<String> = variant_descriptions(&report, 0)
+        .into_iter()
+        .filter(|d| d.contains("RX="))
+        .collect();
+    assert!(!outer.is_empty(), "no outer-product variant");
+    let value = |d: &str, name: &str| -> i64 {
+        d.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in {d}"))
+    };
+    for d in &outer {
+        let (tx, ty) = (value(d, "TX"), value(d, "TY"));
+        let blocks = ((900 + tx - 1) / tx) * ((800 + ty - 1) / ty);
+        assert!(blocks >= 132, "{blocks} blocks: {d}");
+        assert!(value(d, "RX") <= value(d, "RY"), "{d}");
+    }
+}

@@ -109,7 +109,15 @@ pub fn candidates(n: &Nests, root: LoopId, stmts: &[StatementId], part: &Partiti
             .into_iter()
             .filter(|a| n.p.accesses[*a].array == array)
             .collect();
-        let written = n.is_written(array);
+        // Written by this nest, and anywhere: an array another nest writes is read-only
+        // in this nest's kernel (shared memory and registers, which the kernel fills
+        // itself, may hold it), but not for the read-only cache and constant memory,
+        // which are placements of the whole program (3mm's `G = E * F` reads the products
+        // the two kernels before it wrote).
+        let written = stmts
+            .iter()
+            .any(|&s| n.p.accesses[n.p.statements[s].write].array == array);
+        let read_only = !n.is_written(array);
         if part.reduce.contains(&array) {
             continue;
         }
@@ -155,14 +163,17 @@ pub fn candidates(n: &Nests, root: LoopId, stmts: &[StatementId], part: &Partiti
         if written {
             continue;
         }
-        c.read_only.push(array);
+        if read_only {
+            c.read_only.push(array);
+        }
         // Constant memory: every thread of a warp reads the same address, and the array
         // fits in the constant cache's working set (8 KB per SM, PG Table 27): a larger
         // one streams through it from L2 (on an H100, gemv_t with its 24 KB vector in
         // constant memory ran at 247 us, staged in shared memory at 180-200 us, and nvcc
         // took minutes on its 4096-trip loop).
         let bytes = n.bytes(array);
-        if accesses.iter().all(|&a| thread_free(a))
+        if read_only
+            && accesses.iter().all(|&a| thread_free(a))
             && n.constant_size(array)
             && bytes.is_some_and(|b| b <= CONSTANT_CACHE_BYTES)
         {

@@ -232,10 +232,30 @@ fn outer_parameters(
             }
         }
     }
-    // The default: the largest register tile, then the largest block tile, then TK 16.
+    // The default, which Phase III ranks against the other variants' defaults: a block on
+    // every SM where some tile size gives one, then the largest register tile (of two as
+    // large, the one narrower along x: a warp's reads of a shared row are RX elements
+    // apart), the largest block tile, TK 16. Where the largest tiles leave SMs idle
+    // (PolyBench 2mm's 800 x 900 doubles: 104 blocks of 128 x 64 on 132 SMs) the variant
+    // would be ranked at a size it is not tuned to, and lose Phase III to one that fills
+    // the device.
+    let sms = device.limits.sms;
+    let fills = |c: &Vec<i64>| match (ex, ey) {
+        (Some(ex), Some(ey)) => ((ex + c[0] - 1) / c[0]) * ((ey + c[1] - 1) / c[1]) >= sms,
+        _ => true,
+    };
     let default = combos
         .iter()
-        .max_by_key(|c| (c[3] * c[4], c[0] * c[1], c[0], -(c[2] - 16).abs()))
+        .max_by_key(|c| {
+            (
+                fills(c),
+                c[3] * c[4],
+                -c[3],
+                c[0] * c[1],
+                c[0],
+                -(c[2] - 16).abs(),
+            )
+        })
         .cloned()?;
     Some((
         params_of(&["TX", "TY", "TK", "RX", "RY"], &combos, &default),
