@@ -205,6 +205,13 @@ impl<'a> Nests<'a> {
             .any(|s| self.p.accesses[s.write].array == array)
     }
 
+    /// Whether one of statements `stmts` writes `array`.
+    pub fn is_written_by(&self, stmts: &[StatementId], array: ArrayId) -> bool {
+        stmts
+            .iter()
+            .any(|&s| self.p.accesses[self.p.statements[s].write].array == array)
+    }
+
     /// The array's size in bytes at the problem size, when it is known.
     pub fn bytes(&self, array: ArrayId) -> Option<i64> {
         let a = &self.p.arrays[array];

@@ -114,16 +114,14 @@ pub fn candidates(n: &Nests, root: LoopId, stmts: &[StatementId], part: &Partiti
         // itself, may hold it), but not for the read-only cache and constant memory,
         // which are placements of the whole program (3mm's `G = E * F` reads the products
         // the two kernels before it wrote).
-        let written = stmts
-            .iter()
-            .any(|&s| n.p.accesses[n.p.statements[s].write].array == array);
+        let written = n.is_written_by(stmts, array);
         let read_only = !n.is_written(array);
         if part.reduce.contains(&array) {
             continue;
         }
         if !part.reduce.is_empty() {
             // A parallel sum: each thread touches each element once; nothing to stage.
-            if !n.is_written(array) {
+            if read_only {
                 c.read_only.push(array);
                 if accesses.iter().all(|&a| !uses_any(n, a, &threads))
                     && n.constant_size(array)

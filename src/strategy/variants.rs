@@ -240,10 +240,7 @@ fn outer_parameters(
     // would be ranked at a size it is not tuned to, and lose Phase III to one that fills
     // the device.
     let sms = device.limits.sms;
-    let fills = |c: &Vec<i64>| match (ex, ey) {
-        (Some(ex), Some(ey)) => ((ex + c[0] - 1) / c[0]) * ((ey + c[1] - 1) / c[1]) >= sms,
-        _ => true,
-    };
+    let fills = |c: &Vec<i64>| tiled_blocks(ex, ey, c[0], c[1]).is_none_or(|b| b >= sms);
     let default = combos
         .iter()
         .max_by_key(|c| {
@@ -314,8 +311,7 @@ fn cyclic_parameters(
                 }
                 options.push(vec![tx, ty, rt]);
                 let resident = device.blocks_per_sm(threads, 32, 0).max(1);
-                if let (Some(ex), Some(ey)) = (ex, ey) {
-                    let blocks = ((ex + tx - 1) / tx) * ((ey + ty - 1) / ty);
+                if let Some(blocks) = tiled_blocks(ex, ey, tx, ty) {
                     rated.push((vec![tx, ty, rt], blocks, device.limits.sms * resident));
                 }
             }
@@ -333,6 +329,12 @@ fn cyclic_parameters(
         .min_by_key(|c| ((c[0] - 32).abs() + (c[1] - 32).abs(), (c[2] - 4).abs()))
         .cloned()?;
     Some((params_of(&["TX", "TY", "RT"], &combos, &default), combos))
+}
+
+/// The blocks of `tx` x `ty` tiles of two loops of `ex` and `ey` iterations, where both
+/// are known.
+fn tiled_blocks(ex: Option<i64>, ey: Option<i64>, tx: i64, ty: i64) -> Option<i64> {
+    Some(((ex? + tx - 1) / tx) * ((ey? + ty - 1) / ty))
 }
 
 /// The pad of a shared row in the outer-product form: 16 bytes, so that rows stay aligned
@@ -591,7 +593,7 @@ fn sum_parameters(
     let threads = |c: &[i64]| c[0] * if part.y.is_some() { c[1] } else { 1 };
     let blocks = |c: &[i64]| -> Option<i64> {
         if let Some(sum) = part.blocks_sum {
-            Some((ex? + c[0] - 1) / c[0] * ((n.extent(sum)? + c[1] - 1) / c[1]))
+            tiled_blocks(ex, n.extent(sum), c[0], c[1])
         } else if let Some(y) = part.y {
             Some((n.extent(y)? + c[1] - 1) / c[1])
         } else if let Some(b) = part.block_y {

@@ -605,12 +605,12 @@ fn make_copy(
     // A shared copy-in may copy the footprint's box instead ([`Footprints::instances`]),
     // clipped to the array's bounds, where they are known.
     let extents = &p.arrays[array].extents;
+    let es: Vec<String> = (0..sizes.len()).map(|k| format!("__e{k}")).collect();
     let hull = (memory == Memory::Shared
         && width == 1
         && extents.len() == sizes.len()
         && strides.iter().all(|s| *s == 1))
     .then(|| {
-        let es: Vec<String> = (0..sizes.len()).map(|d| format!("__e{d}")).collect();
         let (fixed, a) = (fixed_names.join(", "), isl_name(&name));
         let mut conds = Vec::new();
         for (d, (o, size)) in offsets.iter().zip(&sizes).enumerate() {
@@ -638,7 +638,6 @@ fn make_copy(
     .flatten();
     let instances = |reads: bool, label: &str| -> TResult<(Vec<String>, String)> {
         let xs: Vec<String> = (0..sizes.len()).map(|k| format!("__x{k}")).collect();
-        let es: Vec<String> = (0..sizes.len()).map(|k| format!("__e{k}")).collect();
         let shift: Vec<String> = xs
             .iter()
             .zip(&es)
