@@ -363,7 +363,11 @@ fn a_kernel_keeps_its_key_while_its_nest_is_unchanged() {
 
 /// The `--explain --json` report of compiling `args` (without the check).
 fn explained(name: &str, args: &[&str]) -> serde_json::Value {
-    let cu = scratch_path(name);
+    explained_to(&scratch_path(name), args)
+}
+
+/// [`explained`], writing the `.cu` to `cu`.
+fn explained_to(cu: &Path, args: &[&str]) -> serde_json::Value {
     let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     all.extend([
         "-o".into(),
@@ -443,4 +447,45 @@ fn the_outer_product_default_fills_the_device() {
         assert!(blocks >= 132, "{blocks} blocks: {d}");
         assert!(value(d, "RX") <= value(d, "RY"), "{d}");
     }
+}
+
+/// A parallel loop whose body holds several loop nests is distributed, so that the loops
+/// inside it map to threads too: PolyBench's GEMM order (`C *= beta` in a loop of its own,
+/// then the product in i-k-j order) maps only `i` as written; distributed, the product
+/// maps in 2-D with register tiles. The tuner ranks both forms and says so.
+#[test]
+fn a_loop_holding_several_nests_is_distributed() {
+    let cu = scratch_path("distributed.cu");
+    let report = explained_to(&cu, &["testsuite/strategy/kernels/gemm_scaled_rows.c"]);
+    let refinements = report["refinements"].as_array().expect("refinements");
+    let distributed = refinements
+        .iter()
+        .find(|r| {
+            r["what"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("distributed")
+        })
+        .unwrap_or_else(|| panic!("no distribution among {refinements:#?}"));
+    assert_eq!(distributed["kept"], true, "{distributed:#?}");
+    let chosen = report["nests"][1]["chosen"]
+        .as_str()
+        .expect("a second nest");
+    assert!(chosen.starts_with("2-D threads (`j`, `i`)"), "{chosen}");
+    assert!(chosen.contains("C in registers"), "{chosen}");
+    let cu = std::fs::read_to_string(&cu).expect("the .cu");
+    assert!(cu.contains(" *   distribute({0}, \"i\")"), "{cu}");
+    // Where the loop inside holds no parallel loop (the row's sum of a matrix product),
+    // nothing is distributed.
+    let plain = explained("not-distributed.cu", &["testsuite/strategy/kernels/mm2.c"]);
+    let whats: Vec<&str> = plain["refinements"]
+        .as_array()
+        .expect("refinements")
+        .iter()
+        .filter_map(|r| r["what"].as_str())
+        .collect();
+    assert!(
+        !whats.iter().any(|w| w.contains("distributed")),
+        "{whats:?}"
+    );
 }

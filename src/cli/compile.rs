@@ -146,12 +146,12 @@ pub(super) fn compile_command(
         compiled.kernels.join(", ")
     );
     if let Some(ranked) = &compiled.ranked {
-        super::explain::summary(compiled.program(), ranked, &device, err);
+        super::explain::summary(ranked, &device, err);
         if a.explain {
             let text = if a.json {
-                super::explain::json(compiled.program(), ranked, &device)
+                super::explain::json(ranked, &device)
             } else {
-                super::explain::text(compiled.program(), ranked, &device)
+                super::explain::text(ranked, &device)
             };
             let _ = write!(out, "{text}");
         }

@@ -9,7 +9,9 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 /// The chosen mapping of each nest in words, `|` between nests.
-pub fn chosen(p: &Program, r: &Ranked) -> String {
+pub fn chosen(r: &Ranked) -> String {
+    // The plan's program: the compiled one, or it with loops distributed.
+    let p: &Program = &r.plan.program;
     let mut chosen: Vec<String> = r.chosen.iter().map(|v| tune::describe(p, v)).collect();
     for item in &r.plan.items {
         if let Item::Serial(run) = item {
@@ -28,8 +30,10 @@ pub fn chosen(p: &Program, r: &Ranked) -> String {
 }
 
 /// One line on the choice, and a note per part that runs in one thread.
-pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
-    let what = chosen(p, r);
+pub fn summary(r: &Ranked, d: &Device, err: &mut dyn Write) {
+    // The plan's program: the compiled one, or it with loops distributed.
+    let p: &Program = &r.plan.program;
+    let what = chosen(r);
     // Sizes known only at run time were ranked at an assumed value: say which.
     let assumed = if p.params.is_empty() {
         String::new()
@@ -66,7 +70,9 @@ pub fn summary(p: &Program, r: &Ranked, d: &Device, err: &mut dyn Write) {
     }
 }
 
-pub fn text(p: &Program, r: &Ranked, d: &Device) -> String {
+pub fn text(r: &Ranked, d: &Device) -> String {
+    // The plan's program: the compiled one, or it with loops distributed.
+    let p: &Program = &r.plan.program;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -228,7 +234,9 @@ pub fn text(p: &Program, r: &Ranked, d: &Device) -> String {
     s
 }
 
-pub fn json(p: &Program, r: &Ranked, d: &Device) -> String {
+pub fn json(r: &Ranked, d: &Device) -> String {
+    // The plan's program: the compiled one, or it with loops distributed.
+    let p: &Program = &r.plan.program;
     use serde_json::json;
     let mut nests = Vec::new();
     let mut serial = Vec::new();

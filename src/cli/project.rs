@@ -114,7 +114,7 @@ pub(super) fn project_command(
         let sizes = size_values(&p.params, &a.sizes);
         let copies = crate::cuda::transfers(&compiled.unit.0, &compiled.unit.1, &sizes);
         projections.push(Projection {
-            strategy: super::explain::chosen(p, ranked),
+            strategy: super::explain::chosen(ranked),
             kernel_us: ranked.estimate.time_us,
             launches: ranked
                 .estimate

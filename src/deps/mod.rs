@@ -176,8 +176,9 @@ pub fn analyze(program: &mut Program) -> Result<Dependences, Diagnostics> {
     Ok(deps)
 }
 
-/// The dependences of `program` as it is written, and its loops' kinds.
-fn analyze_as_written(program: &Program) -> Result<Dependences, IslError> {
+/// The dependences of `program` as it is written, and its loops' kinds (no scalar made
+/// private).
+pub fn analyze_as_written(program: &Program) -> Result<Dependences, IslError> {
     let dependences = compute(program)?;
     let loops = classify_loops(program, &dependences);
     Ok(Dependences {

@@ -12,12 +12,17 @@
 //!   parameters whose candidate values obey the device and the occupancy rule
 //!   ([`occupancy`]).
 //!
+//! [`plan_distributed`] does the same for the program with the loops that hold several
+//! nests distributed ([`distribution`]), its recipes starting with the `distribute`
+//! commands; the plan keeps the program its loop ids belong to ([`Plan::program`]).
+//!
 //! [`Plan::recipe`] writes the recipe of one choice of variants, commented so that a person
 //! can read, edit and replay it. The stage does not judge legality or speed: the recipe
 //! interpreter checks every command against the dependences, and the tuner ([`crate::tune`])
 //! ranks what is legal.
 
 pub mod analysis;
+pub mod distribution;
 pub mod occupancy;
 pub mod partition;
 pub mod placement;
@@ -29,6 +34,7 @@ use crate::deps::Dependences;
 use crate::device::Device;
 use crate::poly::{LoopId, Program, StatementId};
 use analysis::Nests;
+use std::sync::Arc;
 pub use variants::{Param, Variant};
 
 /// The strategy of a program: its items and, for each parallel nest, the variants.
@@ -41,6 +47,13 @@ pub struct Plan {
     /// The device's `nvcc -arch`.
     pub arch: String,
     pub items: Vec<Item>,
+    /// The program whose loops and statements the items name: the one compiled, or that
+    /// program with loops distributed ([`distribution`]), with its dependences.
+    pub program: Arc<Program>,
+    pub deps: Arc<Dependences>,
+    /// Recipe lines that turn the compiled program into `program` (none when they are
+    /// the same): every recipe of the plan starts with them.
+    pub prelude: Vec<String>,
 }
 
 /// A part of the program that becomes kernels.
@@ -177,26 +190,20 @@ impl Plan {
 
     /// The recipe for `chosen[k]` (the variant of parallel nest `k`), unrolling the
     /// innermost `unroll` loops of the threads, with `notes` in its header.
-    pub fn recipe(
-        &self,
-        program: &Program,
-        chosen: &[&Variant],
-        unroll: usize,
-        notes: &[String],
-    ) -> String {
-        text::recipe(self, program, chosen, unroll, notes, None)
+    pub fn recipe(&self, chosen: &[&Variant], unroll: usize, notes: &[String]) -> String {
+        text::recipe(self, chosen, unroll, notes, None)
     }
 
     /// The commands of parallel nest `k` with `variant` alone (named as in the whole
-    /// recipe), to check that they are legal.
-    pub fn nest_recipe(&self, program: &Program, k: usize, variant: &Variant) -> String {
+    /// recipe, after the prelude), to check that they are legal.
+    pub fn nest_recipe(&self, k: usize, variant: &Variant) -> String {
         let chosen: Vec<&Variant> = self
             .nests()
             .iter()
             .enumerate()
             .map(|(j, n)| if j == k { variant } else { &n.variants[0] })
             .collect();
-        text::recipe(self, program, &chosen, 0, &[], Some(k))
+        text::recipe(self, &chosen, 0, &[], Some(k))
     }
 }
 
@@ -223,6 +230,23 @@ pub fn plan(
         device: device.name.clone(),
         arch: device.arch.clone(),
         items,
+        program: Arc::new(program.clone()),
+        deps: Arc::new(deps.clone()),
+        prelude: Vec::new(),
+    }
+}
+
+/// [`plan`] of the program with loops distributed, its recipes starting with the
+/// commands that distribute them.
+pub fn plan_distributed(
+    d: &distribution::Distributed,
+    device: &Device,
+    sizes: &[(String, i64)],
+    split: bool,
+) -> Plan {
+    Plan {
+        prelude: d.commands.clone(),
+        ..plan(&d.program, &d.deps, device, sizes, split)
     }
 }
 

@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 /// nest's commands (named as in the whole recipe), to check them on their own.
 pub fn recipe(
     plan: &Plan,
-    p: &Program,
     chosen: &[&Variant],
     unroll: usize,
     notes: &[String],
@@ -29,6 +28,13 @@ pub fn recipe(
         r,
         "-- Replay it with --recipe, or edit it: recipes/README.md documents each command."
     );
+    let p: &Program = &plan.program;
+    if !plan.prelude.is_empty() {
+        let _ = writeln!(r);
+        for line in &plan.prelude {
+            let _ = writeln!(r, "{line}");
+        }
+    }
     let kernels = plan.items.len();
     let several = kernels > 1;
     let names = Names::new(p);

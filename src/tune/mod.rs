@@ -121,21 +121,66 @@ pub struct RankOptions<'a> {
     pub prune: bool,
 }
 
-/// Ranks the variants of `program` and returns the best recipe.
+/// Ranks the variants of `program` and returns the best recipe: the program as written,
+/// and where loops hold several nests, the program with them distributed
+/// ([`strategy::distribution`]), the faster kept.
 pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Result<Ranked, String> {
-    let split = strategy::plan(program, deps, o.device, o.sizes, true);
+    let as_written = rank_form(program, deps, None, o)?;
+    let Some(d) = strategy::distribution::distributed(program, deps) else {
+        return Ok(as_written);
+    };
+    // The recipe interpreter judges the distribution before any variant is compiled.
+    if interpret(program, deps, o.macros, &d.commands.join("\n")).is_err() {
+        return Ok(as_written);
+    }
+    match rank_form(program, deps, Some(&d), o) {
+        Ok(distributed) => Ok(keep_faster(
+            distributed,
+            as_written,
+            "loops that hold several nests distributed, each nest mapped to the GPU on its own",
+        )),
+        Err(_) => Ok(as_written),
+    }
+}
+
+/// Ranks the plans of `program` (or of its distributed form `d`): with the loops that
+/// carry dependences around parallel nests kept on the host where there are such, and
+/// with those nests whole in one thread, the faster kept.
+fn rank_form(
+    program: &Program,
+    deps: &Dependences,
+    d: Option<&strategy::distribution::Distributed>,
+    o: &mut RankOptions,
+) -> Result<Ranked, String> {
+    let (device, sizes) = (o.device, o.sizes);
+    let plan_of = |split: bool| match d {
+        Some(d) => strategy::plan_distributed(d, device, sizes, split),
+        None => strategy::plan(program, deps, device, sizes, split),
+    };
+    let split = plan_of(true);
     if !split.splits_loops() {
         return rank_plan(split, program, deps, o);
     }
     // Loops of launches with serial parts, or those nests whole in one thread: the
     // launches cost more than they save on short loops.
-    let whole = strategy::plan(program, deps, o.device, o.sizes, false);
+    let whole = plan_of(false);
     let with = rank_plan(split, program, deps, o)?;
-    let mut with = demote_costly_nests(with, program, deps, o);
+    let with = demote_costly_nests(with, program, deps, o);
     let without = rank_plan(whole, program, deps, o)?;
+    Ok(keep_faster(
+        with,
+        without,
+        "loops that carry dependences kept on the host, launching their parallel nests at each iteration and the rest in one thread",
+    ))
+}
+
+/// `with` (a ranking of the program changed as `what` says) if it is faster than
+/// `without`, else `without`; the counts and evaluations of both, and the comparison
+/// among the refinements.
+fn keep_faster(mut with: Ranked, without: Ranked, what: &'static str) -> Ranked {
     let kept = with.estimate.faster_than(without.estimate.rank());
     let refinement = Refinement {
-        what: "loops that carry dependences kept on the host, launching their parallel nests at each iteration and the rest in one thread",
+        what,
         before_us: without.estimate.time_us,
         outcome: Ok(with.estimate.time_us),
         kept,
@@ -143,7 +188,7 @@ pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Resul
     let considered = with.considered + without.considered;
     let emulated = with.emulated + without.emulated;
     let skipped = with.skipped + without.skipped;
-    let (with_reused, without_reused) = (with.reused, without.reused);
+    let reused = with.reused + without.reused;
     let mut evaluated = std::mem::take(&mut with.evaluated);
     evaluated.extend(without.evaluated.iter().cloned());
     if !kept {
@@ -153,10 +198,10 @@ pub fn rank(program: &Program, deps: &Dependences, o: &mut RankOptions) -> Resul
     with.emulated = emulated;
     with.skipped = skipped;
     with.evaluated = evaluated;
-    with.reused = with_reused + without_reused;
+    with.reused = reused;
     with.refinements.insert(0, refinement);
-    with.write_recipe(program);
-    Ok(with)
+    with.write_recipe();
+    with
 }
 
 fn rank_plan(
@@ -209,7 +254,7 @@ fn attempt(
             .flat_map(|(k, nest)| nest.variants.iter().map(move |v| (k, v)))
             .collect();
         let mut verdicts = evaluate::on_every_core(&alone, |&(k, v)| {
-            interpret(program, deps, o.macros, &plan.nest_recipe(program, k, v)).map(|_| ())
+            interpret(program, deps, o.macros, &plan.nest_recipe(k, v)).map(|_| ())
         })
         .into_iter();
         for (k, nest) in nests.iter().enumerate() {
@@ -221,7 +266,7 @@ fn attempt(
                     Err(e) => {
                         rows.push(Row {
                             nest: k,
-                            description: describe(program, v),
+                            description: describe(&plan.program, v),
                             outcome: Err(e.clone()),
                             recipe: None,
                             bound_us: None,
@@ -231,7 +276,7 @@ fn attempt(
                 }
             }
             if ok.is_empty() {
-                return Ok(Err((k, no_mapping(program, nest, first_error))));
+                return Ok(Err((k, no_mapping(&plan.program, nest, first_error))));
             }
             legal.push(ok);
         }
@@ -242,7 +287,7 @@ fn attempt(
     };
     let mut chosen: Vec<Variant> = legal.iter().map(|v| v[0].clone()).collect();
     let mut best: Best = None;
-    let analysis = Nests::new(program, deps, o.sizes);
+    let analysis = Nests::new(&plan.program, &plan.deps, o.sizes);
     let bounds = PlanBounds::new(&analysis, &nests, o.device, o.prune);
     let mut skipped = 0;
     // Phase III: each nest's variants with the others fixed.
@@ -250,7 +295,7 @@ fn attempt(
         let text_with = |v: &Variant| {
             let mut trial = chosen.clone();
             trial[k] = v.clone();
-            text_of(&plan, program, &trial, 0)
+            text_of(&plan, &trial, 0)
         };
         let mut texts: Vec<String> = legal[k].iter().map(text_with).collect();
         // A variant's bound: the least of its default tile sizes' and of the smaller
@@ -306,7 +351,7 @@ fn attempt(
                     skipped += 1;
                     rows.push(Row {
                         nest: k,
-                        description: describe(program, v),
+                        description: describe(&plan.program, v),
                         outcome: Err(format!(
                             "skipped: its lower bound, {}, is above the fastest time found",
                             format_us(lower[j])
@@ -325,18 +370,18 @@ fn attempt(
                         "Variant {} of nest {}: {}.",
                         j + 1,
                         k + 1,
-                        describe(program, v)
+                        describe(&plan.program, v)
                     ),
                     format!(
                         "Predicted time on the device: {} (emulated, not measured).",
                         format_us(est.time_us)
                     ),
                 ];
-                plan.recipe(program, &refs, 0, &notes)
+                plan.recipe(&refs, 0, &notes)
             });
             rows.push(Row {
                 nest: k,
-                description: describe(program, v),
+                description: describe(&plan.program, v),
                 outcome: outcome.as_ref().map(|e| e.time_us).map_err(|e| e.clone()),
                 recipe,
                 bound_us: None,
@@ -354,7 +399,7 @@ fn attempt(
                     .iter()
                     .rev()
                     .find_map(|r: &Row| r.outcome.clone().err());
-                return Ok(Err((k, no_mapping(program, &nests[k], first))));
+                return Ok(Err((k, no_mapping(&plan.program, &nests[k], first))));
             }
         }
     }
@@ -373,7 +418,7 @@ fn attempt(
             .map(|combo| {
                 let mut trial = chosen.clone();
                 trial[k] = chosen[k].with_values(combo);
-                text_of(&plan, program, &trial, 0)
+                text_of(&plan, &trial, 0)
             })
             .collect();
         // The current values first: their time is the one to beat.
@@ -415,7 +460,7 @@ fn attempt(
     ));
     // The final recipe, with its notes (also when every nest runs serially).
     let refs: Vec<&Variant> = chosen.iter().collect();
-    let base = plan.recipe(program, &refs, unroll, &[]);
+    let base = plan.recipe(&refs, unroll, &[]);
     let estimate = match best {
         Some((_, est, ref text)) if *text == base => est,
         _ => match evals.memo.get(&base) {
@@ -450,7 +495,7 @@ fn attempt(
         pruned: o.prune,
         nests: legal.len(),
     };
-    ranked.write_recipe(program);
+    ranked.write_recipe();
     Ok(Ok(ranked))
 }
 
@@ -488,10 +533,7 @@ pub(crate) fn refine(
     // The unroll depth, where unrolling applies cleanly (no loop left out).
     let mut unroll = 0;
     if !chosen.is_empty() {
-        let texts: Vec<String> = [1, 2]
-            .iter()
-            .map(|d| text_of(plan, program, &chosen, *d))
-            .collect();
+        let texts: Vec<String> = [1, 2].iter().map(|d| text_of(plan, &chosen, *d)).collect();
         let base_time = best
             .as_ref()
             .map(|(t, _, _)| *t)
@@ -543,7 +585,7 @@ pub(crate) fn refine(
             .unwrap_or((f64::INFINITY, f64::INFINITY));
         let texts: Vec<String> = trials
             .iter()
-            .map(|(_, refined)| text_of(plan, program, refined, unroll))
+            .map(|(_, refined)| text_of(plan, refined, unroll))
             .collect();
         let outcomes = evals.run(program, deps, o, &texts);
         let mut fastest: Option<((f64, f64), usize)> = None;
@@ -572,7 +614,7 @@ pub(crate) fn refine(
 
 impl Ranked {
     /// The recipe of the chosen variants, with its notes.
-    fn write_recipe(&mut self, program: &Program) {
+    fn write_recipe(&mut self) {
         let (variants, nests) = (self.variants, self.nests);
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         // The serial nests whose order isl's scheduler changes, with their block shapes.
@@ -608,7 +650,7 @@ impl Ranked {
             ),
         ];
         let refs: Vec<&Variant> = self.chosen.iter().collect();
-        self.recipe = self.plan.recipe(program, &refs, self.unroll, &notes);
+        self.recipe = self.plan.recipe(&refs, self.unroll, &notes);
     }
 }
 
@@ -627,7 +669,7 @@ fn demote_costly_nests(
             k += 1;
             continue;
         }
-        let line = program.loops[nest.root].line;
+        let line = r.plan.program.loops[nest.root].line;
         let mut plan = r.plan.clone();
         plan.demote(
             k,
@@ -638,7 +680,7 @@ fn demote_costly_nests(
         let mut chosen = r.chosen.clone();
         chosen.remove(k);
         let refs: Vec<&Variant> = chosen.iter().collect();
-        let text = plan.recipe(program, &refs, r.unroll, &[]);
+        let text = plan.recipe(&refs, r.unroll, &[]);
         let outcome = match o.known.and_then(|known| known.get(&text)) {
             Some(outcome) => {
                 r.reused += 1;
@@ -672,7 +714,7 @@ fn demote_costly_nests(
             _ => k += 1,
         }
     }
-    r.write_recipe(program);
+    r.write_recipe();
     r
 }
 
@@ -684,9 +726,9 @@ fn no_mapping(program: &Program, nest: &strategy::Nest, error: Option<String>) -
     )
 }
 
-fn text_of(plan: &Plan, program: &Program, chosen: &[Variant], unroll: usize) -> String {
+fn text_of(plan: &Plan, chosen: &[Variant], unroll: usize) -> String {
     let refs: Vec<&Variant> = chosen.iter().collect();
-    plan.recipe(program, &refs, unroll, &[])
+    plan.recipe(&refs, unroll, &[])
 }
 
 /// At most `n` of `combos`, evenly spread (the first always among them).

@@ -42,11 +42,11 @@ pub(super) fn choose(
                 Item::Parallel(_) => 0,
             };
             // The serial run first (evaluated already: the memo answers), then each shape.
-            let mut texts = vec![text_of(plan, program, chosen, unroll)];
+            let mut texts = vec![text_of(plan, chosen, unroll)];
             for k in 0..shapes {
                 let mut trial = plan.clone();
                 shape(&mut trial, Some(k));
-                texts.push(text_of(&trial, program, chosen, unroll));
+                texts.push(text_of(&trial, chosen, unroll));
             }
             evals.expected += shapes;
             let outcomes = evals.run(program, deps, o, &texts);

@@ -111,8 +111,8 @@ pub fn search(
             .insert(text.clone(), outcome.clone().map(Estimate::recorded));
     }
     let plan = pick.plan.clone();
-    let nests = Nests::new(program, deps, o.sizes);
-    let pick_text = text_of(&plan, program, &pick.chosen, pick.unroll);
+    let nests = Nests::new(&plan.program, &plan.deps, o.sizes);
+    let pick_text = text_of(&plan, &pick.chosen, pick.unroll);
     let mut best: Best = Some((
         pick.estimate.rank(),
         pick.estimate.clone(),
@@ -164,7 +164,7 @@ pub fn search(
             space += count;
             let mut report = VariantReport {
                 nest: k,
-                description: describe_form(program, v),
+                description: describe_form(&plan.program, v),
                 bound: b.clone(),
                 combos: count,
                 evaluated: 0,
@@ -186,7 +186,7 @@ pub fn search(
                 .map(|t| {
                     let mut whole = chosen.clone();
                     whole[k] = t.clone();
-                    text_of(&plan, program, &whole, 0)
+                    text_of(&plan, &whole, 0)
                 })
                 .collect();
             let bounds: Vec<f64> = mine.iter().map(|c| each[*c].us).collect();
@@ -241,7 +241,7 @@ pub fn search(
     } else {
         chosen = pick.chosen.clone();
     }
-    let base = text_of(&plan, program, &chosen, unroll);
+    let base = text_of(&plan, &chosen, unroll);
     let estimate = match evals.memo.get(&base) {
         Some(Ok(est)) => est.clone(),
         _ if base == pick_text => pick.estimate.clone(),
@@ -249,7 +249,7 @@ pub fn search(
     };
     let description = chosen
         .iter()
-        .map(|v| describe(program, v))
+        .map(|v| describe(&plan.program, v))
         .collect::<Vec<_>>()
         .join(" | ");
     let notes = vec![
@@ -262,11 +262,11 @@ pub fn search(
         ),
     ];
     let refs: Vec<&Variant> = chosen.iter().collect();
-    let recipe = plan.recipe(program, &refs, unroll, &notes);
+    let recipe = plan.recipe(&refs, unroll, &notes);
     let first = (
         pick.chosen
             .iter()
-            .map(|v| describe(program, v))
+            .map(|v| describe(&plan.program, v))
             .collect::<Vec<_>>()
             .join(" | "),
         Ok(pick.estimate.time_us),
