@@ -112,8 +112,17 @@ pub fn copy_to_registers(
     // With the statements beside the loop first; where they make the copy impossible (no
     // box of constant size, too many registers, elements other threads use), the loop's
     // own statements alone. A refused copy leaves `t` as it was.
-    make_copy(t, level, array, Memory::Registers, 0, width, true)
-        .or_else(|_| make_copy(t, level, array, Memory::Registers, 0, width, false))
+    let copy = |t: &mut Transformed, beside: bool| {
+        let how = How {
+            memory: Memory::Registers,
+            pad: 0,
+            width,
+            beside,
+            only: None,
+        };
+        make_copy(t, level, array, &how)
+    };
+    copy(t, true).or_else(|_| copy(t, false))
 }
 
 /// `width`: elements per load and store (1, or a vector's: see [`super::vector`]).
@@ -124,7 +133,28 @@ pub fn copy_to_shared(
     pad: i64,
     width: i64,
 ) -> TResult<()> {
-    make_copy(t, level, array, Memory::Shared, pad, width, false)
+    let how = How {
+        memory: Memory::Shared,
+        pad,
+        width,
+        beside: false,
+        only: None,
+    };
+    make_copy(t, level, array, &how)
+}
+
+/// How a copy is made.
+struct How<'a> {
+    memory: Memory,
+    /// Shared memory: the last dimension's padding (`copy_to_shared`'s `pad`).
+    pad: i64,
+    /// Elements per load and store.
+    width: i64,
+    /// Registers: the statements beside the loop are served too.
+    beside: bool,
+    /// The accesses the copy serves, where not every access of the array in its scope
+    /// ([`reference_groups`]).
+    only: Option<&'a [AccessId]>,
 }
 
 /// Places an array in constant memory or behind the read-only data cache.
@@ -199,15 +229,8 @@ pub fn place(t: &mut Transformed, array: ArrayId, placement: Placement) -> TResu
     Ok(())
 }
 
-fn make_copy(
-    t: &mut Transformed,
-    level: LevelId,
-    array: ArrayId,
-    memory: Memory,
-    pad: i64,
-    width: i64,
-    beside: bool,
-) -> TResult<()> {
+fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> TResult<()> {
+    let (memory, pad, width, beside) = (how.memory, how.pad, how.width, how.beside);
     let p = &t.program;
     let name = p.arrays[array].name.clone();
     let command = if memory == Memory::Shared {
@@ -356,6 +379,27 @@ fn make_copy(
         }
     }
 
+    // Reads whose subscripts are not a constant apart (SYRK's `A[i][k]` and `A[j][k]`: two
+    // tiles of rows as far apart as the block is from the diagonal) each get a shared copy
+    // of their own: the box of both may be most of the array.
+    if memory == Memory::Shared && how.only.is_none() {
+        let groups = reference_groups(t, &scope, array);
+        if groups.len() > 1 {
+            let before = t.clone();
+            for group in &groups {
+                let one = How {
+                    only: Some(group),
+                    ..*how
+                };
+                if let Err(e) = make_copy(t, level, array, &one) {
+                    *t = before;
+                    return Err(e);
+                }
+            }
+            return Ok(());
+        }
+    }
+
     // What the copy is made per: the loops around it, and for registers each thread.
     let names = crate::codegen::kernel_names(t, &kernel);
     let mut fixed: Vec<Fixed> = Vec::new();
@@ -423,6 +467,7 @@ fn make_copy(
         &fixed_names,
         &|j, i| fixed[j].values[i].1.to_string(),
         array,
+        how.only,
     );
     let mut reads = fp.any(true, false);
     let writes = memory == Memory::Registers && fp.any(false, true);
@@ -528,7 +573,7 @@ fn make_copy(
         };
         let st = &p.statements[id];
         for a in std::iter::once(&st.write).chain(&st.reads) {
-            if p.accesses[*a].array != array {
+            if p.accesses[*a].array != array || how.only.is_some_and(|o| !o.contains(a)) {
                 continue;
             }
             let local = offsets
@@ -938,6 +983,43 @@ pub(super) fn order_tie(prefix_len: usize, role: Role) -> i32 {
         Role::SyncAtEnd => outer - 1,
         Role::CopyOut => outer,
     }
+}
+
+/// The reads of `array` by the scope's statements, in groups whose subscripts differ by
+/// constants (uniformly generated references): a stencil's reads make one group, SYRK's
+/// `A[i][k]` and `A[j][k]` two.
+fn reference_groups(
+    t: &Transformed,
+    scope: &[(usize, usize)],
+    array: ArrayId,
+) -> Vec<Vec<AccessId>> {
+    let p = &t.program;
+    let near = |a: AccessId, b: AccessId| {
+        let (x, y) = (&p.accesses[a].subscripts, &p.accesses[b].subscripts);
+        x.len() == y.len()
+            && x.iter()
+                .zip(y)
+                .all(|(x, y)| match (x.as_aff(), y.as_aff()) {
+                    (Some(x), Some(y)) => x.sub(y).ok().and_then(|d| d.as_constant()).is_some(),
+                    _ => false,
+                })
+    };
+    let mut groups: Vec<Vec<AccessId>> = Vec::new();
+    for (s, _) in scope {
+        let StmtKind::Compute(id) = t.statements[*s].kind else {
+            continue;
+        };
+        for &a in &p.statements[id].reads {
+            if p.accesses[a].array != array {
+                continue;
+            }
+            match groups.iter_mut().find(|g| near(g[0], a)) {
+                Some(g) => g.push(a),
+                None => groups.push(vec![a]),
+            }
+        }
+    }
+    groups
 }
 
 fn gcd(a: i64, b: i64) -> i64 {

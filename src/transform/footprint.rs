@@ -13,7 +13,7 @@ use super::{StmtKind, TResult, Transformed};
 use crate::poly::affine::{isl_name, Aff};
 use crate::poly::isl::{Ctx, Map, Set};
 use crate::poly::memo::Memo;
-use crate::poly::{Array, ArrayId};
+use crate::poly::{AccessId, Array, ArrayId};
 use std::cell::OnceCell;
 
 /// One access of the array by a statement in the copy's scope.
@@ -37,9 +37,9 @@ pub(super) struct Footprints<'a> {
 }
 
 impl<'a> Footprints<'a> {
-    /// The accesses of `array` by the scope's statements (`(statement, _)`); `values(j, i)`
-    /// is the value (isl text) of fixed name `names[j]` at an instance of the scope's
-    /// `i`-th statement.
+    /// The accesses of `array` by the scope's statements (`(statement, _)`), or those of
+    /// them in `only`; `values(j, i)` is the value (isl text) of fixed name `names[j]` at an
+    /// instance of the scope's `i`-th statement.
     pub fn new(
         ctx: &'a Ctx,
         t: &Transformed,
@@ -47,6 +47,7 @@ impl<'a> Footprints<'a> {
         names: &[String],
         values: &dyn Fn(usize, usize) -> String,
         array: ArrayId,
+        only: Option<&[AccessId]>,
     ) -> Footprints<'a> {
         let p = &t.program;
         let name = isl_name(&p.arrays[array].name);
@@ -58,7 +59,7 @@ impl<'a> Footprints<'a> {
             let st = &p.statements[id];
             for a in std::iter::once(&st.write).chain(&st.reads) {
                 let access = &p.accesses[*a];
-                if access.array != array {
+                if access.array != array || only.is_some_and(|o| !o.contains(a)) {
                     continue;
                 }
                 let mut conds: Vec<String> = names
@@ -215,8 +216,9 @@ impl<'a> Footprints<'a> {
     /// copying exactly that union took 3 s a kernel (`stencil3d_heat.c`), with loop bounds
     /// of a dozen `min`s and `max`es each; the box's took 80 ms, and its few extra
     /// elements (the cross's corners: 5% there) are elements of the array, read and never
-    /// used. A footprint with a gap along some dimension (SYRK's rows of two distant
-    /// tiles) keeps its exact copy: its box may be the whole array.
+    /// used. A footprint with a gap along some dimension keeps its exact copy: its box may
+    /// be most of the array (reads far apart, like SYRK's `A[i][k]` and `A[j][k]`, get
+    /// copies of their own before that: `datacopy`'s reference groups).
     pub fn instances(&self, reads: bool, instance: &str, hull: Option<&Hull>) -> TResult<String> {
         let key = format!("{reads}\n{instance}\n{hull:?}\n{}", self.key);
         INSTANCES.get_or(key, || {
