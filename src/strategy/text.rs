@@ -423,18 +423,38 @@ fn write_outer(
         .map(|l| format!("\"{}\", ", name(*l)))
         .collect();
     let host = host.concat();
-    let _ = writeln!(
-        r,
-        "tile_by_index({stmt_arg}{{\"{y}\", \"{x}\", \"{k}\"}}, {{RY{sfx}, RX{sfx}, TK{sfx}}}, {{l1_control=\"{yt}\", l1_tile=\"{yr}\", l2_control=\"{xt}\", l2_tile=\"{xr}\", l3_control=\"{kk}\"}}, {{{host}\"{yt}\", \"{xt}\", \"{kk}\", \"{yr}\", \"{xr}\", \"{k}\"}})"
-    );
-    let _ = writeln!(
-        r,
-        "tile_by_index({stmt_arg}{{\"{yt}\", \"{xt}\"}}, {{TY{sfx} / RY{sfx}, TX{sfx} / RX{sfx}}}, {{l1_control=\"{yy}\", l2_control=\"{xx}\"}}, {{{host}\"{yy}\", \"{xx}\", \"{kk}\", \"{yt}\", \"{xt}\", \"{k}\", \"{yr}\", \"{xr}\"}})"
-    );
-    let _ = writeln!(
-        r,
-        "cudaize({stmt_arg}\"{kernel}\", {{}}, {{block={{\"{xx}\", \"{yy}\"}}, thread={{\"{xt}\", \"{yt}\"}}}})"
-    );
+    // The loops each thread runs its register tile with, unrolled below.
+    let (xr, yr) = if v.interleaved {
+        // Block tiles, then each one's rows and columns TY / RY and TX / RX apart: the
+        // tile loops stay on the threads, their controls (RY and RX values) innermost.
+        let _ = writeln!(
+            r,
+            "tile_by_index({stmt_arg}{{\"{y}\", \"{x}\", \"{k}\"}}, {{TY{sfx}, TX{sfx}, TK{sfx}}}, {{l1_control=\"{yy}\", l2_control=\"{xx}\", l3_control=\"{kk}\"}}, {{{host}\"{yy}\", \"{xx}\", \"{kk}\", \"{y}\", \"{x}\", \"{k}\"}})"
+        );
+        let _ = writeln!(
+            r,
+            "tile_by_index({stmt_arg}{{\"{y}\", \"{x}\"}}, {{TY{sfx} / RY{sfx}, TX{sfx} / RX{sfx}}}, {{l1_control=\"{yr}\", l2_control=\"{xr}\"}}, {{{host}\"{yy}\", \"{xx}\", \"{kk}\", \"{y}\", \"{x}\", \"{k}\", \"{yr}\", \"{xr}\"}})"
+        );
+        let _ = writeln!(
+            r,
+            "cudaize({stmt_arg}\"{kernel}\", {{}}, {{block={{\"{xx}\", \"{yy}\"}}, thread={{\"{x}\", \"{y}\"}}}})"
+        );
+        (xr, yr)
+    } else {
+        let _ = writeln!(
+            r,
+            "tile_by_index({stmt_arg}{{\"{y}\", \"{x}\", \"{k}\"}}, {{RY{sfx}, RX{sfx}, TK{sfx}}}, {{l1_control=\"{yt}\", l1_tile=\"{yr}\", l2_control=\"{xt}\", l2_tile=\"{xr}\", l3_control=\"{kk}\"}}, {{{host}\"{yt}\", \"{xt}\", \"{kk}\", \"{yr}\", \"{xr}\", \"{k}\"}})"
+        );
+        let _ = writeln!(
+            r,
+            "tile_by_index({stmt_arg}{{\"{yt}\", \"{xt}\"}}, {{TY{sfx} / RY{sfx}, TX{sfx} / RX{sfx}}}, {{l1_control=\"{yy}\", l2_control=\"{xx}\"}}, {{{host}\"{yy}\", \"{xx}\", \"{kk}\", \"{yt}\", \"{xt}\", \"{k}\", \"{yr}\", \"{xr}\"}})"
+        );
+        let _ = writeln!(
+            r,
+            "cudaize({stmt_arg}\"{kernel}\", {{}}, {{block={{\"{xx}\", \"{yy}\"}}, thread={{\"{xt}\", \"{yt}\"}}}})"
+        );
+        (xr, yr)
+    };
     if v.wide {
         let _ = writeln!(
             r,
@@ -455,10 +475,11 @@ fn write_outer(
             }
         },
         |a| {
-            // A thread's row of RX accumulators, loaded and stored in vectors.
+            // A thread's row of RX accumulators, loaded and stored in vectors (next to
+            // each other only in blocks).
             let rx = v.value("RX").unwrap_or(1);
             match crate::transform::vector::widths(p.arrays[a].elem).next() {
-                Some(w) if v.wide && rx % w == 0 => format!(", {{width={w}}}"),
+                Some(w) if v.wide && !v.interleaved && rx % w == 0 => format!(", {{width={w}}}"),
                 _ => String::new(),
             }
         },

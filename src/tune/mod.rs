@@ -772,7 +772,12 @@ pub fn describe_form(p: &Program, v: &Variant) -> String {
             1,
         );
     }
-    format!("{}; {placement}", v.partition.describe(p))
+    let tiles = if v.interleaved {
+        "; register tiles interleaved"
+    } else {
+        ""
+    };
+    format!("{}; {placement}{tiles}", v.partition.describe(p))
 }
 
 /// A variant's tile sizes: `TX=32 TY=8 TK=16`.
