@@ -1,6 +1,7 @@
-//! Loop distribution before Phase I (seed 004, §5.3 step 1, "Preprocessing": the loops
-//! are reshaped before their mapping is chosen). A parallel loop whose body holds several
-//! loop nests stops the band there: PolyBench's GEMM,
+//! Loop distribution before Phase I. Seed 004 reshapes the loops before their mapping is
+//! chosen (§5.3 step 1, "Preprocessing", which permutes them); distributing them first is
+//! gpucc's addition in the same place. A parallel loop whose body holds several loop nests
+//! stops the band there: PolyBench's GEMM,
 //!
 //! ```c
 //! for (i = 0; i < NI; i++) {
@@ -43,7 +44,7 @@ pub fn distributed(p: &Program, deps: &Dependences) -> Option<Distributed> {
     for (l, named) in &splits {
         let numbers: Vec<String> = named.iter().map(|s| s.to_string()).collect();
         commands.push(format!(
-            "-- `{}` (line {}) holds several loop nests, so only the loops around them could map to threads: each nest gets a copy of it (seed 004, §5.3 step 1).",
+            "-- `{}` (line {}) holds several loop nests, so only the loops around them could map to threads: each nest gets a copy of it (before the loop order of seed 004, §5.3 step 1).",
             n.name(*l),
             p.loops[*l].line
         ));
