@@ -489,3 +489,31 @@ fn a_loop_holding_several_nests_is_distributed() {
         "{whats:?}"
     );
 }
+
+/// Loops that hold several nests but are left whole: a first part of two statements
+/// (`distribute` would split it too) and a loop that a private scalar is indexed by (its
+/// definition and its uses would land in different nests). Both compile, checked on the
+/// CPU, with no `distribute` in their recipes.
+#[test]
+fn loops_that_distribution_would_break_are_left_whole() {
+    for name in ["two_statement_part", "private_scalar"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testsuite/strategy/distribution")
+            .join(format!("{name}.c"));
+        let o = compile_without_recipe(&path);
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        assert!(o.verified, "{name}: not verified: {}", o.stderr);
+        let cu = std::fs::read_to_string(o.cu.expect("a .cu")).expect("the .cu");
+        assert!(!cu.contains(" *   distribute("), "{name}: {cu}");
+        let whats: Vec<&str> = o.report["refinements"]
+            .as_array()
+            .expect("refinements")
+            .iter()
+            .filter_map(|r| r["what"].as_str())
+            .collect();
+        assert!(
+            !whats.iter().any(|w| w.contains("distributed")),
+            "{name}: {whats:?}"
+        );
+    }
+}
