@@ -383,7 +383,7 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
     // tiles of rows as far apart as the block is from the diagonal) each get a shared copy
     // of their own: the box of both may be most of the array.
     if memory == Memory::Shared && how.only.is_none() {
-        let groups = reference_groups(t, &scope, array);
+        let groups = super::footprint::reference_groups(t, &scope, array);
         if groups.len() > 1 {
             let before = t.clone();
             for group in &groups {
@@ -983,43 +983,6 @@ pub(super) fn order_tie(prefix_len: usize, role: Role) -> i32 {
         Role::SyncAtEnd => outer - 1,
         Role::CopyOut => outer,
     }
-}
-
-/// The reads of `array` by the scope's statements, in groups whose subscripts differ by
-/// constants (uniformly generated references): a stencil's reads make one group, SYRK's
-/// `A[i][k]` and `A[j][k]` two.
-fn reference_groups(
-    t: &Transformed,
-    scope: &[(usize, usize)],
-    array: ArrayId,
-) -> Vec<Vec<AccessId>> {
-    let p = &t.program;
-    let near = |a: AccessId, b: AccessId| {
-        let (x, y) = (&p.accesses[a].subscripts, &p.accesses[b].subscripts);
-        x.len() == y.len()
-            && x.iter()
-                .zip(y)
-                .all(|(x, y)| match (x.as_aff(), y.as_aff()) {
-                    (Some(x), Some(y)) => x.sub(y).ok().and_then(|d| d.as_constant()).is_some(),
-                    _ => false,
-                })
-    };
-    let mut groups: Vec<Vec<AccessId>> = Vec::new();
-    for (s, _) in scope {
-        let StmtKind::Compute(id) = t.statements[*s].kind else {
-            continue;
-        };
-        for &a in &p.statements[id].reads {
-            if p.accesses[a].array != array {
-                continue;
-            }
-            match groups.iter_mut().find(|g| near(g[0], a)) {
-                Some(g) => g.push(a),
-                None => groups.push(vec![a]),
-            }
-        }
-    }
-    groups
 }
 
 fn gcd(a: i64, b: i64) -> i64 {

@@ -255,6 +255,43 @@ impl<'a> Footprints<'a> {
     }
 }
 
+/// The reads of `array` by the scope's statements, in groups whose subscripts differ by
+/// constants (uniformly generated references): a stencil's reads make one group, SYRK's
+/// `A[i][k]` and `A[j][k]` two.
+pub(super) fn reference_groups(
+    t: &Transformed,
+    scope: &[(usize, usize)],
+    array: ArrayId,
+) -> Vec<Vec<AccessId>> {
+    let p = &t.program;
+    let near = |a: AccessId, b: AccessId| {
+        let (x, y) = (&p.accesses[a].subscripts, &p.accesses[b].subscripts);
+        x.len() == y.len()
+            && x.iter()
+                .zip(y)
+                .all(|(x, y)| match (x.as_aff(), y.as_aff()) {
+                    (Some(x), Some(y)) => x.sub(y).ok().and_then(|d| d.as_constant()).is_some(),
+                    _ => false,
+                })
+    };
+    let mut groups: Vec<Vec<AccessId>> = Vec::new();
+    for (s, _) in scope {
+        let StmtKind::Compute(id) = t.statements[*s].kind else {
+            continue;
+        };
+        for &a in &p.statements[id].reads {
+            if p.accesses[a].array != array {
+                continue;
+            }
+            match groups.iter_mut().find(|g| near(g[0], a)) {
+                Some(g) => g.push(a),
+                None => groups.push(vec![a]),
+            }
+        }
+    }
+    groups
+}
+
 /// The box a copy-in may copy instead of its footprint ([`Footprints::instances`]).
 #[derive(Debug)]
 pub struct Hull {
