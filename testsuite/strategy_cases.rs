@@ -381,6 +381,16 @@ fn explained_to(cu: &Path, args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
+/// What each refinement of a report tried (its `what`).
+fn refinements_tried(report: &serde_json::Value) -> Vec<&str> {
+    report["refinements"]
+        .as_array()
+        .expect("refinements")
+        .iter()
+        .filter_map(|r| r["what"].as_str())
+        .collect()
+}
+
 /// The variants' descriptions of nest `k` in a report.
 fn variant_descriptions(report: &serde_json::Value, k: usize) -> Vec<String> {
     report["nests"][k]["variants"]
@@ -478,12 +488,7 @@ fn a_loop_holding_several_nests_is_distributed() {
     // Where the loop inside holds no parallel loop (the row's sum of a matrix product),
     // nothing is distributed.
     let plain = explained("not-distributed.cu", &["testsuite/strategy/kernels/mm2.c"]);
-    let whats: Vec<&str> = plain["refinements"]
-        .as_array()
-        .expect("refinements")
-        .iter()
-        .filter_map(|r| r["what"].as_str())
-        .collect();
+    let whats = refinements_tried(&plain);
     assert!(
         !whats.iter().any(|w| w.contains("distributed")),
         "{whats:?}"
@@ -505,12 +510,7 @@ fn loops_that_distribution_would_break_are_left_whole() {
         assert!(o.verified, "{name}: not verified: {}", o.stderr);
         let cu = std::fs::read_to_string(o.cu.expect("a .cu")).expect("the .cu");
         assert!(!cu.contains(" *   distribute("), "{name}: {cu}");
-        let whats: Vec<&str> = o.report["refinements"]
-            .as_array()
-            .expect("refinements")
-            .iter()
-            .filter_map(|r| r["what"].as_str())
-            .collect();
+        let whats = refinements_tried(&o.report);
         assert!(
             !whats.iter().any(|w| w.contains("distributed")),
             "{name}: {whats:?}"

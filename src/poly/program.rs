@@ -314,6 +314,28 @@ impl Program {
             .collect()
     }
 
+    /// The body of loop `parent` (the top level for `None`) in program order: its loops
+    /// (`Ok`) and the statements directly in it (`Err`), each with its place among them
+    /// (the schedule's constant dimension before it).
+    pub fn body(&self, parent: Option<LoopId>) -> Vec<(usize, Result<LoopId, StatementId>)> {
+        let mut entries: Vec<(usize, Result<LoopId, StatementId>)> = (self.loops.iter())
+            .enumerate()
+            .filter(|(_, l)| l.parent == parent)
+            .map(|(l, lp)| (lp.position, Ok(l)))
+            .collect();
+        for (s, st) in self.statements.iter().enumerate() {
+            if st.loops.last().copied() == parent {
+                let pos = match st.schedule.last() {
+                    Some(ScheduleDim::Position(x)) => *x,
+                    _ => 0,
+                };
+                entries.push((pos, Err(s)));
+            }
+        }
+        entries.sort_by_key(|(pos, _)| *pos);
+        entries
+    }
+
     /// Whether loop `inner` is `outer` or nested in it.
     pub fn loop_within(&self, inner: LoopId, outer: LoopId) -> bool {
         let mut l = Some(inner);

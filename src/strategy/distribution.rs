@@ -111,30 +111,17 @@ fn splits(n: &Nests) -> Vec<(LoopId, Vec<StatementId>)> {
 /// The parts of `parent`'s body in order (the top level for `None`): each a loop with its
 /// statements, or a statement of its own.
 fn parts(p: &Program, parent: Option<LoopId>) -> Vec<(Option<LoopId>, Vec<StatementId>)> {
-    let mut parts: Vec<(usize, Option<LoopId>, Vec<StatementId>)> = Vec::new();
-    for (l, lp) in p.loops.iter().enumerate() {
-        if lp.parent == parent {
-            let inside = (0..p.statements.len())
-                .filter(|&s| p.statements[s].loops.contains(&l))
-                .collect();
-            parts.push((lp.position, Some(l), inside));
-        }
-    }
-    for (s, st) in p.statements.iter().enumerate() {
-        if st.loops.last().copied() == parent {
-            parts.push((position_in(p, s, st.loops.len()), None, vec![s]));
-        }
-    }
-    parts.sort_by_key(|(pos, _, _)| *pos);
-    parts.into_iter().map(|(_, l, s)| (l, s)).collect()
-}
-
-/// Statement `s`'s position among the parts of the loop `depth` levels deep around it.
-fn position_in(p: &Program, s: StatementId, depth: usize) -> usize {
-    match p.statements[s].schedule.get(2 * depth) {
-        Some(ScheduleDim::Position(x)) => *x,
-        _ => 0,
-    }
+    (p.body(parent).into_iter())
+        .map(|(_, entry)| match entry {
+            Ok(l) => {
+                let inside = (0..p.statements.len())
+                    .filter(|&s| p.statements[s].loops.contains(&l))
+                    .collect();
+                (Some(l), inside)
+            }
+            Err(s) => (None, vec![s]),
+        })
+        .collect()
 }
 
 /// Gives each statement of `named` (one part of `l`'s body each) a copy of loop `l`,
@@ -158,33 +145,28 @@ fn distribute(q: &mut Program, l: LoopId, named: &[StatementId]) {
             q.loops[c].position = 0;
         }
     }
-    // The copies come just before `l`, in order; then every position is renumbered.
-    let mut order: Vec<(usize, usize, Option<LoopId>, Option<StatementId>)> = Vec::new();
-    for (x, lp) in q.loops.iter().enumerate() {
-        if lp.parent == parent {
-            // Ties are `l`'s position, which its copies share: they go first.
-            let rank = copies.iter().position(|c| *c == x).unwrap_or(copies.len());
-            order.push((lp.position, rank, Some(x), None));
-        }
-    }
-    for (s, st) in q.statements.iter().enumerate() {
-        if st.loops.last().copied() == parent {
-            order.push((position_in(q, s, st.loops.len()), 0, None, Some(s)));
-        }
-    }
-    order.sort_by_key(|(pos, rank, _, _)| (*pos, *rank));
+    // The copies come just before `l`, in order (ties are `l`'s position, which its
+    // copies share); then every position is renumbered.
+    let mut order = q.body(parent);
+    order.sort_by_key(|(pos, entry)| {
+        let rank = match entry {
+            Ok(x) => copies.iter().position(|c| c == x).unwrap_or(copies.len()),
+            Err(_) => 0,
+        };
+        (*pos, rank)
+    });
     let level = depth - 1;
-    for (new, (_, _, lp, st)) in order.into_iter().enumerate() {
-        if let Some(x) = lp {
-            q.loops[x].position = new;
-            for s in 0..q.statements.len() {
-                if q.statements[s].loops.contains(&x) {
-                    q.statements[s].schedule[2 * level] = ScheduleDim::Position(new);
+    for (new, (_, entry)) in order.into_iter().enumerate() {
+        match entry {
+            Ok(x) => {
+                q.loops[x].position = new;
+                for s in 0..q.statements.len() {
+                    if q.statements[s].loops.contains(&x) {
+                        q.statements[s].schedule[2 * level] = ScheduleDim::Position(new);
+                    }
                 }
             }
-        }
-        if let Some(s) = st {
-            q.statements[s].schedule[2 * level] = ScheduleDim::Position(new);
+            Err(s) => q.statements[s].schedule[2 * level] = ScheduleDim::Position(new),
         }
     }
     // What stays in `l` is renumbered from 0.

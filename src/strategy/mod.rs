@@ -259,24 +259,8 @@ fn walk(
     split: bool,
 ) -> Vec<Item> {
     let p = n.p;
-    // Children in program order: loops by position, statements by their last position.
-    let mut entries: Vec<(usize, Result<LoopId, StatementId>)> = n
-        .children(parent)
-        .into_iter()
-        .map(|l| (p.loops[l].position, Ok(l)))
-        .collect();
-    for (s, st) in p.statements.iter().enumerate() {
-        if st.loops.last().copied() == parent {
-            let pos = match st.schedule.last() {
-                Some(crate::poly::program::ScheduleDim::Position(x)) => *x,
-                _ => 0,
-            };
-            entries.push((pos, Err(s)));
-        }
-    }
-    entries.sort_by_key(|(pos, _)| *pos);
     let mut items = Vec::new();
-    for (_, entry) in entries {
+    for (_, entry) in p.body(parent) {
         match entry {
             Err(s) => items.push(Item::Serial(SerialRun {
                 statements: vec![s],

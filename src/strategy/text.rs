@@ -423,8 +423,9 @@ fn write_outer(
         .map(|l| format!("\"{}\", ", name(*l)))
         .collect();
     let host = host.concat();
-    // The loops each thread runs its register tile with, unrolled below.
-    let (xr, yr) = if v.interleaved {
+    // The loops on the threads, and those each thread runs its register tile with
+    // (unrolled below).
+    let (threads, (xr, yr)) = if v.interleaved {
         // Block tiles, then each one's rows and columns TY / RY and TX / RX apart: the
         // tile loops stay on the threads, their controls (RY and RX values) innermost.
         let _ = writeln!(
@@ -435,11 +436,7 @@ fn write_outer(
             r,
             "tile_by_index({stmt_arg}{{\"{y}\", \"{x}\"}}, {{TY{sfx} / RY{sfx}, TX{sfx} / RX{sfx}}}, {{l1_control=\"{yr}\", l2_control=\"{xr}\"}}, {{{host}\"{yy}\", \"{xx}\", \"{kk}\", \"{y}\", \"{x}\", \"{k}\", \"{yr}\", \"{xr}\"}})"
         );
-        let _ = writeln!(
-            r,
-            "cudaize({stmt_arg}\"{kernel}\", {{}}, {{block={{\"{xx}\", \"{yy}\"}}, thread={{\"{x}\", \"{y}\"}}}})"
-        );
-        (xr, yr)
+        ((x.clone(), y.clone()), (xr, yr))
     } else {
         let _ = writeln!(
             r,
@@ -449,12 +446,13 @@ fn write_outer(
             r,
             "tile_by_index({stmt_arg}{{\"{yt}\", \"{xt}\"}}, {{TY{sfx} / RY{sfx}, TX{sfx} / RX{sfx}}}, {{l1_control=\"{yy}\", l2_control=\"{xx}\"}}, {{{host}\"{yy}\", \"{xx}\", \"{kk}\", \"{yt}\", \"{xt}\", \"{k}\", \"{yr}\", \"{xr}\"}})"
         );
-        let _ = writeln!(
-            r,
-            "cudaize({stmt_arg}\"{kernel}\", {{}}, {{block={{\"{xx}\", \"{yy}\"}}, thread={{\"{xt}\", \"{yt}\"}}}})"
-        );
-        (xr, yr)
+        ((xt, yt), (xr, yr))
     };
+    let _ = writeln!(
+        r,
+        "cudaize({stmt_arg}\"{kernel}\", {{}}, {{block={{\"{xx}\", \"{yy}\"}}, thread={{\"{}\", \"{}\"}}}})",
+        threads.0, threads.1
+    );
     if v.wide {
         let _ = writeln!(
             r,

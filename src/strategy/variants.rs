@@ -11,7 +11,7 @@ use super::occupancy;
 use super::partition::Partition;
 use super::placement::{Candidates, Placement};
 use crate::device::Device;
-use crate::poly::{ArrayId, LoopId, Program, StatementId};
+use crate::poly::{ArrayId, LoopId, StatementId};
 
 /// At most this many placements per partition (the largest subsets first).
 const MAX_PLACEMENTS: usize = 48;
@@ -157,7 +157,7 @@ pub fn variants(n: &Nests, part: &Partition, c: &Candidates, device: &Device) ->
         // them; on gemm_nt emulated at 57.7 against 85.2 us (SASS streams).
         let stmts = n.statements_in(part.x);
         let across: Vec<ArrayId> = (placement.shared.iter().copied())
-            .filter(|a| read_across(n.p, &stmts, *a, part.x))
+            .filter(|a| read_across(n, &stmts, *a, part.x))
             .collect();
         let interleaved = match (&outer, across.is_empty()) {
             (Some(v), false) => {
@@ -380,18 +380,11 @@ pub fn outer_pad(elem_bytes: i64) -> i64 {
 /// In the outer-product form with blocks of RX outputs per thread, the threads along x
 /// then read a column of the shared copy RX rows apart, in a few banks (gemm_nt:
 /// shared-bound).
-pub fn read_across(p: &Program, stmts: &[StatementId], array: ArrayId, x: LoopId) -> bool {
-    let iterator = crate::poly::affine::Var::Index(p.loops[x].iterator.clone());
-    p.accesses.iter().any(|a| {
-        a.array == array
-            && stmts.contains(&a.statement)
-            && a.subscripts.split_last().is_some_and(|(_, before)| {
-                before.iter().any(|sub| {
-                    let mut vars = Vec::new();
-                    sub.vars(&mut vars);
-                    vars.contains(&iterator)
-                })
-            })
+fn read_across(n: &Nests, stmts: &[StatementId], array: ArrayId, x: LoopId) -> bool {
+    n.array_accesses(stmts).into_iter().any(|a| {
+        let rank = n.p.accesses[a].subscripts.len();
+        n.p.accesses[a].array == array
+            && (0..rank.saturating_sub(1)).any(|d| n.loops_in_subscript(a, d).contains(&x))
     })
 }
 
