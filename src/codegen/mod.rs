@@ -8,6 +8,7 @@
 //! and guards the remainders of tiles that do not divide the iteration space.
 
 mod finals;
+mod fulltiles;
 mod host;
 pub mod ir;
 mod names;
@@ -564,7 +565,47 @@ fn kernel_code(
         context = context.intersect_params(range)?;
     }
     let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
-    let body = to_ir(t, &ast, warnings);
+    let mut body = to_ir(t, &ast, warnings);
+    // The blocks where no guard on their place holds back a thread get a body without
+    // those guards ([`fulltiles`]).
+    let threads: Vec<fulltiles::ThreadRange> = (kernel.threads.iter().enumerate())
+        .filter_map(|(d, td)| {
+            let name = names.threads[d].clone();
+            match td.kind {
+                ThreadKind::Coordinate => Some(fulltiles::ThreadRange {
+                    name,
+                    size: td.size,
+                    control: None,
+                }),
+                ThreadKind::TilePoint { control } => {
+                    let c = t.levels[control].name.clone();
+                    names.blocks.contains(&c).then_some(fulltiles::ThreadRange {
+                        name,
+                        size: td.size,
+                        control: Some(c),
+                    })
+                }
+                ThreadKind::Whole => None,
+            }
+        })
+        .collect();
+    let atoms = fulltiles::condition(&body, &names.blocks, &threads, &params);
+    if !atoms.is_empty() {
+        let full = Set::parse(
+            ctx,
+            &format!("{}{{ : {} }}", prefix(&params), fulltiles::isl_text(&atoms)),
+        )?;
+        let context_full = context.intersect(&full)?;
+        if !context_full.is_empty()? && !context.subtract(&context_full)?.is_empty()? {
+            let ast_full = astbuild::build_ast(ctx, &context_full, &schedule, None)?;
+            let body_full = to_ir(t, &ast_full, &mut Vec::new());
+            body = vec![Node::If {
+                cond: fulltiles::expr(&atoms),
+                then_branch: body_full,
+                else_branch: Some(body),
+            }];
+        }
+    }
     // The launch bounds the thread and block indices, hence the prologue's variables.
     let block: Vec<i64> = kernel.threads.iter().map(|d| d.size).collect();
     let mut ranges: ir::Ranges = Vec::new();
