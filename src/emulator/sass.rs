@@ -416,6 +416,23 @@ impl Lines {
         self.lines.iter().find(|l| l.line == line)
     }
 
+    /// Whether most of the instructions of `code` that come from the kernel IR's nodes
+    /// come from nodes the walk did not reach (ptxas may merge a few of the taken
+    /// branch's, a store both branches end with, into the other).
+    fn mostly_unwalked(&self, code: &[Instruction]) -> bool {
+        let walked = |l: u32| self.lines.iter().any(|w| w.line == l);
+        let node = |l: u32| self.nodes.iter().any(|(_, n)| *n == l);
+        let (mut yes, mut no) = (0, 0);
+        for l in code.iter().filter_map(|i| i.line) {
+            if walked(l) {
+                no += 1;
+            } else if node(l) {
+                yes += 1;
+            }
+        }
+        yes > no
+    }
+
     /// The weight of an event of `mult` instances in the current statement's line (at most
     /// 1: the accesses of a guarded copy weigh less than the statement's instances), or
     /// `None` outside a statement.
@@ -808,6 +825,10 @@ pub fn stream(k: &Kernel, lines: &Lines, b: &mut StreamBuilder) -> Result<f64, S
             // counted stops at the next guarded branch forward: a remainder's
             // iterations are guarded one by one (`@!P1 BRA` after each), and the thread
             // does those it has left.
+            // A guarded branch over code mostly of statements and loops the IR walk did
+            // not reach is taken: that code is a branch the representative thread does
+            // not run (a full-tile kernel's guarded body, which ptxas may lay out first).
+            (Kind::Branch, Some(t)) if lines.mostly_unwalked(&ins[pc + 1..t]) => t,
             (Kind::Branch, Some(t)) => {
                 let mut over: Vec<f64> = vec![0.0; lines.lines.len()];
                 let next_guard = (pc + 1..t)
@@ -1123,6 +1144,50 @@ _Z1kPKfPf:
             1 + 64,
             "the guard falls through: 16 iterations of 4"
         );
+    }
+
+    #[test]
+    fn a_guarded_branch_over_code_the_walk_did_not_reach_is_taken() {
+        // `if (full) { the loop } else { line 30 }` laid out with the else body first:
+        // the walk went through the loop (line 10), not line 30's node, so the branch
+        // over line 30 is taken and the loop runs its 64 iterations of 4 (not 16).
+        let text = guarded_loop().replace(
+            "        /*0038*/               @P0 BRA `(.L_x_1) ;\n",
+            concat!(
+                "        /*0038*/               @!P0 BRA `(.L_x_9) ;\n",
+                "\t//## File \"/tmp/kernels.cu\", line 30\n",
+                "        /*0039*/                   FADD R9, R9, R9 ;\n",
+                "        /*003a*/                   EXIT ;\n",
+                ".L_x_9:\n",
+            ),
+        );
+        let k = parse(&text).remove(0);
+        let mut l = lines(64.0);
+        l.nodes = vec![(1, 10), (2, 11), (3, 12), (4, 30)];
+        let mut b = StreamBuilder::new(1.0, 0.0);
+        stream(&k, &l, &mut b).unwrap();
+        let fp32 = (b.stream.iter())
+            .filter(|i| matches!(i, Instr::Op { resource: FP32, .. }))
+            .count();
+        assert_eq!(
+            fp32,
+            1 + 64,
+            "the IMAD and the loop's FFMAs, not line 30's FADD"
+        );
+        // Where line 30 was walked too, the branch falls through as before.
+        l.lines.push(LineWork {
+            line: 30,
+            instances: 1.0,
+            work: 1.0,
+            words: 1.0,
+            ..LineWork::default()
+        });
+        let mut b = StreamBuilder::new(1.0, 0.0);
+        stream(&k, &l, &mut b).unwrap();
+        let fp32 = (b.stream.iter())
+            .filter(|i| matches!(i, Instr::Op { resource: FP32, .. }))
+            .count();
+        assert_eq!(fp32, 2, "the IMAD and the FADD, then the exit");
     }
 
     #[test]

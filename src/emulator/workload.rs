@@ -1208,8 +1208,19 @@ impl<'a> Walker<'a> {
                         }
                     };
                     self.guards.borrow_mut().push((cond, taken));
-                    if self.runs(body, &|k| matches!(k, StmtKind::Compute(_))) {
-                        self.active.set(self.active.get().min(f.warps.max(0.0)));
+                    let computes =
+                        |b: &[Node]| self.runs(b, &|k| matches!(k, StmtKind::Compute(_)));
+                    if computes(body) {
+                        // The warps that take the other branch work too where it computes
+                        // (a full-tile kernel's two bodies).
+                        let other = if taken {
+                            else_branch.as_deref()
+                        } else {
+                            Some(&then_branch[..])
+                        };
+                        if !other.is_some_and(computes) {
+                            self.active.set(self.active.get().min(f.warps.max(0.0)));
+                        }
                         self.nodes(body, env, mult, sink)
                     } else {
                         let outer = self.copying.get();
