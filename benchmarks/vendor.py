@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """gpucc against cuBLAS and the roofline (issue 19).
 
-For each problem (SGEMM and DGEMM at 1024, 2048, 4096, 8192 and two rectangular shapes,
+For each problem (SGEMM and DGEMM at 1024, 2048, 4096, 8192, two rectangular shapes and
+4000^3 (no tile divides it),
 SGEMV y = A x and SGEMV^T y = A^T x at 4096^2, 8192^2, 16384^2, a transpose and a 2-D
 5-point Jacobi at 8192^2), two gpucc variants: its default compile (no recipe, the
 strategy gpucc chooses: `gpucc FILE.c -o OUT.cu`) and the shipped recipe named on the
@@ -104,6 +105,9 @@ def problems(smoke=False):
         # with a longer k.
         out.append(gemm(name, source, dtype, z(4096), z(1024), z(4096)))
         out.append(gemm(name, source, dtype, z(1024), z(4096), z(8192)))
+        # A size no tile divides: the last tiles are partial, and the kernels' full tiles
+        # run a second body without the guards (src/codegen/fulltiles.rs).
+        out.append(gemm(name, source, dtype, z(4000), z(4000), z(4000)))
     for n in (4096, 8192, 16384):
         out.append(gemv("SGEMV", "gemv", f"{SOURCES}/sgemv.c", z(n)))
     for n in (4096, 8192, 16384):

@@ -46,6 +46,12 @@ pub(super) fn condition(
             let Some((terms, c)) = worst_case(&terms, c, blocks, threads, params) else {
                 continue;
             };
+            // A guard whose least over the block's threads does not depend on the block
+            // chooses threads (`tx < 8`: the threads that copy, written `s - 16 * jj <= 7`
+            // where `s` moves with block `jj`), whatever the block: not a guard on its place.
+            if terms.is_empty() {
+                continue;
+            }
             // Divided by the coefficients' gcd (integers: the constant rounds down), and
             // of the same form only the strongest kept.
             let g = terms.iter().fold(0, |g, (_, k)| gcd(g, *k));
@@ -171,5 +177,65 @@ fn gcd(a: i64, b: i64) -> i64 {
         a.abs()
     } else {
         gcd(b, a % b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `for (k ...) if (cond) S0;`
+    fn guarded(cond: Expr) -> Vec<Node> {
+        vec![Node::For {
+            var: "k".into(),
+            init: Expr::Int(0),
+            cond: Expr::Op(Op::Lt, vec![Expr::Id("k".into()), Expr::Int(8)]),
+            step: 1,
+            body: vec![Node::If {
+                cond,
+                then_branch: vec![Node::Instance {
+                    statement: 0,
+                    args: Vec::new(),
+                    stage: None,
+                }],
+                else_branch: None,
+            }],
+        }]
+    }
+
+    /// Thread `s` of 16 moves with block `jj` (`s = 16 * jj + tx`).
+    fn threads() -> Vec<ThreadRange> {
+        vec![ThreadRange {
+            name: "s".into(),
+            size: 16,
+            control: Some("jj".into()),
+        }]
+    }
+
+    fn lt(terms: &[(&str, i64)], c: i64, bound: i64) -> Expr {
+        Expr::Op(Op::Lt, vec![ir::from_linear(terms, c), Expr::Int(bound)])
+    }
+
+    #[test]
+    fn a_guard_on_the_blocks_place_holds_for_every_thread_of_the_full_blocks() {
+        // `s < 1000`, s = 16 * jj + tx: every thread passes where 16 * jj + 15 < 1000.
+        let body = guarded(lt(&[("s", 1)], 0, 1000));
+        let atoms = condition(&body, &["jj".into()], &threads(), &[]);
+        assert_eq!(atoms, vec![(vec![("jj".to_string(), -1)], 61)]);
+        assert_eq!(isl_text(&atoms), "-1*jj + 61 >= 0");
+    }
+
+    #[test]
+    fn a_guard_that_chooses_threads_is_not_one_on_the_blocks_place() {
+        // `tx < 8` written `s - 16 * jj < 8` (the threads that copy): no block has every
+        // thread pass it, and it says nothing of the block; the place guard beside it
+        // still gives its condition (dgemm.lua at 4000^3 got no full tiles before).
+        let copy = lt(&[("s", 1), ("jj", -16)], 0, 8);
+        let body = [guarded(copy.clone()), guarded(lt(&[("s", 1)], 0, 1000))].concat();
+        assert_eq!(
+            condition(&body, &["jj".into()], &threads(), &[]),
+            vec![(vec![("jj".to_string(), -1)], 61)]
+        );
+        assert!(condition(&guarded(copy), &["jj".into()], &threads(), &[]).is_empty());
     }
 }
