@@ -564,10 +564,8 @@ fn kernel_code(
     for range in &block_ranges {
         context = context.intersect_params(range)?;
     }
-    let ast = astbuild::build_ast(ctx, &context, &schedule, None)?;
-    let mut body = to_ir(t, &ast, warnings);
     // The blocks where no guard on their place holds back a thread get a body without
-    // those guards ([`fulltiles`]).
+    // those guards ([`fulltiles`]), built by isl in the context where they all hold.
     let threads: Vec<fulltiles::ThreadRange> = (kernel.threads.iter().enumerate())
         .filter_map(|(d, td)| {
             let name = names.threads[d].clone();
@@ -589,22 +587,28 @@ fn kernel_code(
             }
         })
         .collect();
-    let atoms = fulltiles::condition(&body, &names.blocks, &threads, &params);
-    if !atoms.is_empty() {
+    let mut body = Vec::new();
+    let mut atoms = Vec::new();
+    let (_, ast_full) = astbuild::build_ast_narrowed(ctx, &context, &schedule, |ast| {
+        body = to_ir(t, ast, warnings);
+        atoms = fulltiles::condition(&body, &names.blocks, &threads, &params);
+        if atoms.is_empty() {
+            return Ok(None);
+        }
         let full = Set::parse(
             ctx,
             &format!("{}{{ : {} }}", prefix(&params), fulltiles::isl_text(&atoms)),
         )?;
         let context_full = context.intersect(&full)?;
-        if !context_full.is_empty()? && !context.subtract(&context_full)?.is_empty()? {
-            let ast_full = astbuild::build_ast(ctx, &context_full, &schedule, None)?;
-            let body_full = to_ir(t, &ast_full, &mut Vec::new());
-            body = vec![Node::If {
-                cond: fulltiles::expr(&atoms),
-                then_branch: body_full,
-                else_branch: Some(body),
-            }];
-        }
+        let partial = !context.subtract(&context_full)?.is_empty()?;
+        Ok((!context_full.is_empty()? && partial).then_some(context_full))
+    })?;
+    if let Some(ast_full) = ast_full {
+        body = vec![Node::If {
+            cond: fulltiles::expr(&atoms),
+            then_branch: to_ir(t, &ast_full, &mut Vec::new()),
+            else_branch: Some(body),
+        }];
     }
     // The launch bounds the thread and block indices, hence the prologue's variables.
     let block: Vec<i64> = kernel.threads.iter().map(|d| d.size).collect();

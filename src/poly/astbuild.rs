@@ -194,6 +194,67 @@ pub fn build_ast(
 /// The ASTs built in this process (a compile builds a few hundred).
 static BUILT: Memo<Vec<AstNode>> = Memo::new(4096);
 
+/// [`build_ast`] of `schedule` (without options) in `context`, then, where `narrower`
+/// gives a subset of `context` from that AST (a kernel's full tiles, from its guards:
+/// [`crate::codegen`]), the AST in it too. One schedule tree, simplified in `context`,
+/// serves both builds (making the tree is about half of a build's time).
+pub fn build_ast_narrowed(
+    ctx: &Ctx,
+    context: &Set,
+    schedule: &UnionMap,
+    narrower: impl FnOnce(&[AstNode]) -> IslResult<Option<Set>>,
+) -> IslResult<(Vec<AstNode>, Option<Vec<AstNode>>)> {
+    let tree = std::cell::RefCell::new(None);
+    let made = || -> IslResult<()> {
+        if tree.borrow().is_none() {
+            *tree.borrow_mut() = super::schedtree::Tree::of(schedule, context)?;
+        }
+        Ok(())
+    };
+    let key = format!("{schedule}\n{context}\n");
+    let wide = BUILT.get_or_once(key, || {
+        made()?;
+        match tree.borrow().as_ref() {
+            Some(t) => build_from_tree(ctx, context, t),
+            None => build_ast_uncached(ctx, context, schedule, None),
+        }
+    })?;
+    let Some(narrow) = narrower(&wide)? else {
+        return Ok((wide, None));
+    };
+    let key = format!("{schedule}\n{narrow}\n(a tree of {context})");
+    let narrow = BUILT.get_or_once(key, || {
+        made()?;
+        match tree.borrow().as_ref() {
+            Some(t) => build_from_tree(ctx, &narrow, t),
+            None => build_ast_uncached(ctx, &narrow, schedule, None),
+        }
+    })?;
+    Ok((wide, Some(narrow)))
+}
+
+fn build_from_tree(
+    ctx: &Ctx,
+    context: &Set,
+    tree: &super::schedtree::Tree,
+) -> IslResult<Vec<AstNode>> {
+    let build = Build::new(ctx, context)?;
+    let mut schedule = tree
+        .schedule
+        .copy()
+        .map_err(|e| err("cannot copy the schedule tree", e))?;
+    schedule.do_not_free_on_drop();
+    let ptr = unsafe { isl_ast_build_node_from_schedule(build.ptr, schedule.ptr) };
+    let ptr = check(ctx.raw(), ptr, "isl_ast_build_node_from_schedule")?;
+    let node = ASTNode {
+        ptr,
+        should_free_on_drop: true,
+    };
+    let mut ast = convert_node(&node)?;
+    tree.rename(&mut ast);
+    Ok(ast)
+}
+
 fn build_ast_uncached(
     ctx: &Ctx,
     context: &Set,
@@ -203,18 +264,10 @@ fn build_ast_uncached(
     let mut build = Build::new(ctx, context)?;
     if let Some(o) = options {
         build = build.set_options(ctx, o)?;
-    } else if let Some(mut tree) = super::schedtree::Tree::of(schedule, context)? {
+    } else if let Some(tree) = super::schedtree::Tree::of(schedule, context)? {
         // Options name flat dimensions: only a build without them takes the tree.
-        tree.schedule.do_not_free_on_drop();
-        let ptr = unsafe { isl_ast_build_node_from_schedule(build.ptr, tree.schedule.ptr) };
-        let ptr = check(ctx.raw(), ptr, "isl_ast_build_node_from_schedule")?;
-        let node = ASTNode {
-            ptr,
-            should_free_on_drop: true,
-        };
-        let mut ast = convert_node(&node)?;
-        tree.rename(&mut ast);
-        return Ok(ast);
+        drop(build);
+        return build_from_tree(ctx, context, &tree);
     }
     let mut sched = schedule.raw_copy()?;
     sched.do_not_free_on_drop();
