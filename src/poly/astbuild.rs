@@ -261,13 +261,15 @@ fn build_ast_uncached(
     schedule: &UnionMap,
     options: Option<&UnionMap>,
 ) -> IslResult<Vec<AstNode>> {
+    // Options name flat dimensions: only a build without them takes the tree.
+    if options.is_none() {
+        if let Some(tree) = super::schedtree::Tree::of(schedule, context)? {
+            return build_from_tree(ctx, context, &tree);
+        }
+    }
     let mut build = Build::new(ctx, context)?;
     if let Some(o) = options {
         build = build.set_options(ctx, o)?;
-    } else if let Some(tree) = super::schedtree::Tree::of(schedule, context)? {
-        // Options name flat dimensions: only a build without them takes the tree.
-        drop(build);
-        return build_from_tree(ctx, context, &tree);
     }
     let mut sched = schedule.raw_copy()?;
     sched.do_not_free_on_drop();
