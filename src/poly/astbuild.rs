@@ -211,8 +211,9 @@ pub fn build_ast_narrowed(
         }
         Ok(())
     };
+    // `build_ast`'s key for a build without options: the two share what they built.
     let key = format!("{schedule}\n{context}\n");
-    let wide = BUILT.get_or_once(key, || {
+    let wide = BUILT.get_or_once(key.clone(), || {
         made()?;
         match tree.borrow().as_ref() {
             Some(t) => build_from_tree(ctx, context, t),
@@ -222,7 +223,7 @@ pub fn build_ast_narrowed(
     let Some(narrow) = narrower(&wide)? else {
         return Ok((wide, None));
     };
-    let key = format!("{schedule}\n{narrow}\n(a tree of {context})");
+    let key = format!("{key}(narrowed to {narrow})");
     let narrow = BUILT.get_or_once(key, || {
         made()?;
         match tree.borrow().as_ref() {
@@ -245,14 +246,18 @@ fn build_from_tree(
         .map_err(|e| err("cannot copy the schedule tree", e))?;
     schedule.do_not_free_on_drop();
     let ptr = unsafe { isl_ast_build_node_from_schedule(build.ptr, schedule.ptr) };
-    let ptr = check(ctx.raw(), ptr, "isl_ast_build_node_from_schedule")?;
-    let node = ASTNode {
-        ptr,
-        should_free_on_drop: true,
-    };
-    let mut ast = convert_node(&node)?;
+    let mut ast = converted(ctx, ptr, "isl_ast_build_node_from_schedule")?;
     tree.rename(&mut ast);
     Ok(ast)
+}
+
+/// The AST isl's `what` returned (`ptr`, null on an error), as gpucc's nodes.
+fn converted(ctx: &Ctx, ptr: uintptr_t, what: &str) -> IslResult<Vec<AstNode>> {
+    let node = ASTNode {
+        ptr: check(ctx.raw(), ptr, what)?,
+        should_free_on_drop: true,
+    };
+    convert_node(&node)
 }
 
 fn build_ast_uncached(
@@ -274,12 +279,7 @@ fn build_ast_uncached(
     let mut sched = schedule.raw_copy()?;
     sched.do_not_free_on_drop();
     let ptr = unsafe { isl_ast_build_node_from_schedule_map(build.ptr, sched.ptr) };
-    let ptr = check(ctx.raw(), ptr, "isl_ast_build_node_from_schedule_map")?;
-    let node = ASTNode {
-        ptr,
-        should_free_on_drop: true,
-    };
-    convert_node(&node)
+    converted(ctx, ptr, "isl_ast_build_node_from_schedule_map")
 }
 
 /// The expression isl writes for a piecewise affine value (`[N] -> { [(N + 15) / 16] }`)
