@@ -55,36 +55,7 @@ impl Tree {
     /// for code that runs in `context` (constraints on the parameters); none for an empty
     /// schedule.
     pub fn of(schedule: &UnionMap, context: &Set) -> IslResult<Option<Tree>> {
-        let mut statements = Vec::new();
-        let mut width = 0;
-        for map in schedule.maps()? {
-            // What the context says need not be said again (the AST generator would
-            // simplify each level's pieces against it, over and over).
-            let map = map
-                .raw_copy()?
-                .gist_params(context.raw_copy()?)
-                .and_then(Map::coalesce)
-                .map_err(|e| err("gist", e))?;
-            width = map.dim(DimType::Out).map_err(|e| err("dim", e))? as usize;
-            let name = map
-                .get_tuple_name(DimType::In)
-                .map_err(|e| err("tuple name", e))?
-                .to_string();
-            let mut fixed = Vec::with_capacity(width);
-            for d in 0..width {
-                let v = map
-                    .plain_get_val_if_fixed(DimType::Out, d as u32)
-                    .map_err(|e| err("fixed value", e))?;
-                let constant = !v.is_nan().map_err(|e| err("is_nan", e))?
-                    && v.is_int().map_err(|e| err("is_int", e))?;
-                fixed.push(if constant {
-                    Some(v.get_num_si().map_err(|e| err("value", e))?)
-                } else {
-                    None
-                });
-            }
-            statements.push(Statement { name, map, fixed });
-        }
+        let (statements, width) = statements(schedule, context)?;
         if statements.is_empty() {
             return Ok(None);
         }
@@ -183,6 +154,42 @@ fn rename_expr(e: &mut AstExpr, names: &HashMap<String, String>) {
             }
         }
     }
+}
+
+/// The statements of `schedule`, each map simplified in `context`, and the width of their
+/// time vectors.
+fn statements(schedule: &UnionMap, context: &Set) -> IslResult<(Vec<Statement>, usize)> {
+    let mut statements = Vec::new();
+    let mut width = 0;
+    for map in schedule.maps()? {
+        // What the context says need not be said again (the AST generator would
+        // simplify each level's pieces against it, over and over).
+        let map = map
+            .raw_copy()?
+            .gist_params(context.raw_copy()?)
+            .and_then(Map::coalesce)
+            .map_err(|e| err("gist", e))?;
+        width = map.dim(DimType::Out).map_err(|e| err("dim", e))? as usize;
+        let name = map
+            .get_tuple_name(DimType::In)
+            .map_err(|e| err("tuple name", e))?
+            .to_string();
+        let mut fixed = Vec::with_capacity(width);
+        for d in 0..width {
+            let v = map
+                .plain_get_val_if_fixed(DimType::Out, d as u32)
+                .map_err(|e| err("fixed value", e))?;
+            let constant = !v.is_nan().map_err(|e| err("is_nan", e))?
+                && v.is_int().map_err(|e| err("is_int", e))?;
+            fixed.push(if constant {
+                Some(v.get_num_si().map_err(|e| err("value", e))?)
+            } else {
+                None
+            });
+        }
+        statements.push(Statement { name, map, fixed });
+    }
+    Ok((statements, width))
 }
 
 /// The tree that runs `which` statements in the order of their flat schedules' dimensions
@@ -307,4 +314,44 @@ fn degenerate(all: &[Statement], which: &[usize], d: usize, width: usize) -> Isl
         .and_then(|m| m.move_dims(DimType::In, 0, DimType::Param, 0, params as u32))
         .and_then(|m| m.is_single_valued())
         .map_err(|e| err("degenerate", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poly::isl::Ctx;
+
+    /// Whether the statements of `text` take one value at dimension `d` for each value
+    /// of the parameters.
+    fn one_value(text: &str, d: usize) -> bool {
+        let ctx = Ctx::new();
+        let context = Set::parse(&ctx, "[N, t] -> { : N >= 1 and 0 <= t < 4 }").unwrap();
+        let schedule = UnionMap::parse(&ctx, text).unwrap();
+        let (all, width) = statements(&schedule, &context).unwrap();
+        let which: Vec<usize> = (0..all.len()).collect();
+        degenerate(&all, &which, d, width).unwrap()
+    }
+
+    #[test]
+    fn a_dimension_is_degenerate_where_each_parameter_value_gives_one_value() {
+        // Both at the thread `t`, one written through its loop variable.
+        assert!(one_value(
+            "[N, t] -> { S0[i] -> [t, i] : 0 <= i < N; S1[i] -> [2t - i, i] : i = t }",
+            0
+        ));
+        // A value the parameter gives through a division.
+        assert!(one_value(
+            "[N, t] -> { S0[i] -> [floor(t/2), i] : 0 <= i < N }",
+            0
+        ));
+        // Two statements, two values for the same `t`.
+        assert!(!one_value(
+            "[N, t] -> { S0[i] -> [t, i] : 0 <= i < N; S1[i] -> [t + 1, i] : 0 <= i < N }",
+            0
+        ));
+        // A loop.
+        assert!(!one_value("[N, t] -> { S0[i] -> [t, i] : 0 <= i < N }", 1));
+        // One value while N is 1, a loop otherwise.
+        assert!(!one_value("[N, t] -> { S0[i] -> [i, 0] : 0 <= i < N }", 0));
+    }
 }
