@@ -52,13 +52,6 @@ pub const SHAPES_2D: [[i64; 2]; 3] = [[32, 4], [32, 8], [16, 16]];
 /// PolyBench/C 4.2.1 that would run in one thread is at most three deep.
 pub const MAX_DEPTH: usize = 3;
 
-/// isl operations the strategy generator gives the scheduler (a recipe's `reschedule` has
-/// `--limit isl-operations`). An operation's cost grows with the problem: the nest
-/// fuzzer's seed 7950823667166161235, program 168 (three nests, 30 s in the
-/// scheduler) needed between 300,000 and 1,000,000 of them; at 100,000 its compile
-/// took 0.54 s. Where the budget runs out the nest keeps its other strategies.
-const OPERATIONS: u64 = 100_000;
-
 /// The rescheduled form of the nest rooted at `root` (holding `statements`, inside the
 /// host loops `outer`), if isl's scheduler finds a parallel loop in it (around all its
 /// statements, or around some of them inside sequential loops around all); else why not.
@@ -80,9 +73,7 @@ pub fn rescheduled(
     }
     let mut t = Transformed::new(p.clone(), deps.clone());
     // A fresh program's transformed statements are its statements, in order.
-    let mut limits = crate::limits::current();
-    limits.isl_operations = limits.isl_operations.min(OPERATIONS);
-    let found = crate::limits::with(limits, || schedule::reschedule(&mut t, Some(root)))
+    let found = schedule::reschedule(&mut t, Some(root))
         .map_err(|e| format!("isl's scheduler gave no order ({})", e.message))?;
     let loops = &found.loops;
     let all = |l: &schedule::NewLoop| l.statements.len() == statements.len();
