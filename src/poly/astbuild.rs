@@ -184,11 +184,17 @@ pub fn build_ast(
     // The strategy generator compiles each variant whole, so the kernels of the nests a
     // variant leaves alone are built again and again: the same schedule in the same
     // context gives the same AST (1754's 48 builds were 14 distinct ones).
-    let key = format!(
+    BUILT.get_or_once(memo_key(schedule, context, options), || {
+        build_ast_uncached(ctx, context, schedule, options)
+    })
+}
+
+/// [`BUILT`]'s key of a build.
+fn memo_key(schedule: &UnionMap, context: &Set, options: Option<&UnionMap>) -> String {
+    format!(
         "{schedule}\n{context}\n{}",
         options.map(|o| o.to_string()).unwrap_or_default()
-    );
-    BUILT.get_or_once(key, || build_ast_uncached(ctx, context, schedule, options))
+    )
 }
 
 /// The ASTs built in this process (a compile builds a few hundred).
@@ -204,33 +210,27 @@ pub fn build_ast_narrowed(
     schedule: &UnionMap,
     narrower: impl FnOnce(&[AstNode]) -> IslResult<Option<Set>>,
 ) -> IslResult<(Vec<AstNode>, Option<Vec<AstNode>>)> {
-    let tree = std::cell::RefCell::new(None);
-    let made = || -> IslResult<()> {
-        if tree.borrow().is_none() {
-            *tree.borrow_mut() = super::schedtree::Tree::of(schedule, context)?;
+    // One tree for both builds, made at the first that is not in the memo.
+    let tree = std::cell::OnceCell::new();
+    let build_in = |within: &Set| -> IslResult<Vec<AstNode>> {
+        let tree = match tree.get() {
+            Some(t) => t,
+            None => {
+                let made = super::schedtree::Tree::of(schedule, context)?;
+                tree.get_or_init(|| made)
+            }
+        };
+        match tree {
+            Some(t) => build_from_tree(ctx, within, t),
+            None => build_ast_uncached(ctx, within, schedule, None),
         }
-        Ok(())
     };
-    // `build_ast`'s key for a build without options: the two share what they built.
-    let key = format!("{schedule}\n{context}\n");
-    let wide = BUILT.get_or_once(key.clone(), || {
-        made()?;
-        match tree.borrow().as_ref() {
-            Some(t) => build_from_tree(ctx, context, t),
-            None => build_ast_uncached(ctx, context, schedule, None),
-        }
-    })?;
+    let key = memo_key(schedule, context, None);
+    let wide = BUILT.get_or_once(key.clone(), || build_in(context))?;
     let Some(narrow) = narrower(&wide)? else {
         return Ok((wide, None));
     };
-    let key = format!("{key}(narrowed to {narrow})");
-    let narrow = BUILT.get_or_once(key, || {
-        made()?;
-        match tree.borrow().as_ref() {
-            Some(t) => build_from_tree(ctx, &narrow, t),
-            None => build_ast_uncached(ctx, &narrow, schedule, None),
-        }
-    })?;
+    let narrow = BUILT.get_or_once(format!("{key}(narrowed to {narrow})"), || build_in(&narrow))?;
     Ok((wide, Some(narrow)))
 }
 
