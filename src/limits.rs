@@ -28,6 +28,10 @@ pub struct Limits {
     /// isl: the operations one isl context may perform (isl's own `max_operations`) before
     /// an analysis gives up as too complex.
     pub isl_operations: u64,
+    /// isl's scheduler: milliseconds of processor time its search for one nest's order may
+    /// take when the strategy generator tries it (a recipe's `reschedule` has
+    /// `isl_operations`).
+    pub scheduler_milliseconds: u64,
     /// The CPU check: seconds each of its programs (the C and the CUDA on the CPU) may run.
     pub check_seconds: u64,
 }
@@ -52,6 +56,9 @@ impl Default for Limits {
             // computation spends about 3 million a second, so an input that needs more
             // stops within half a minute (200 million: nine minutes).
             isl_operations: 10_000_000,
+            // The longest search of PolyBench/C 4.2.1 (LARGE) and the testsuite takes 0.26 s;
+            // a fuzzed nest of three statements took 30 s, another over 25 minutes.
+            scheduler_milliseconds: 2_000,
             check_seconds: 300,
         }
     }
@@ -99,6 +106,11 @@ const NAMED: &[Named] = &[
         name: "isl-operations",
         what: "operations of one isl computation (dependences, legality, code generation)",
         field: |l| &mut l.isl_operations,
+    },
+    Named {
+        name: "scheduler-milliseconds",
+        what: "milliseconds of processor time isl's scheduler may search for a nest's order when gpucc writes the recipe",
+        field: |l| &mut l.scheduler_milliseconds,
     },
     Named {
         name: "check-seconds",

@@ -14,6 +14,7 @@ pub mod memo;
 pub mod program;
 mod schedtree;
 pub mod scheduler;
+mod watchdog;
 
 pub use lower::MATH_FUNCTIONS;
 pub use program::*;

@@ -12,10 +12,12 @@
 use super::affine::Aff;
 use super::isl::{error, integer_aff, Ctx, IslError, IslResult, Map, Set};
 use super::memo::Memo;
+use super::watchdog::within_cpu_time;
 use isl_rs::{
     LibISLError, MultiAff, Options, PwMultiAff, ScheduleConstraints, ScheduleNode,
     ScheduleNodeType, UnionMap as IslUnionMap, UnionSet,
 };
+use std::time::Duration;
 
 /// A statement to schedule.
 #[derive(Clone, Copy)]
@@ -70,11 +72,14 @@ fn fail(message: String) -> IslError {
 /// A schedule of `statements` that runs the sink of each of `dependences` and of
 /// `order_only` (relations between the statements' tuples) after its source; only
 /// `dependences` keep a loop from being parallel (coincident) and count for locality.
+/// isl's search may spend `cpu` of processor time where that is given
+/// ([`super::watchdog`]); past it, a `too_complex` error.
 pub fn schedule(
     ctx: &Ctx,
     statements: &[Statement],
     dependences: &[Map],
     order_only: &[Map],
+    cpu: Option<Duration>,
 ) -> IslResult<Node> {
     // The strategy generator schedules a serial nest once per plan, and each candidate
     // recipe that replays `reschedule` asks again: the same inputs give the same tree.
@@ -110,7 +115,9 @@ pub fn schedule(
             key.push_str(&format!("{tag} {m}\n"));
         }
     }
-    SCHEDULED.get_or_once(key, || compute(ctx, &statements, &dependences, &order_only))
+    SCHEDULED.get_or_once(key, || {
+        compute(ctx, &statements, &dependences, &order_only, cpu)
+    })
 }
 
 /// The schedules found in this process, by their inputs' texts.
@@ -121,6 +128,7 @@ fn compute(
     statements: &[Statement],
     dependences: &[Map],
     order_only: &[Map],
+    cpu: Option<Duration>,
 ) -> IslResult<Node> {
     let raw = ctx.raw();
     let mut domain: Option<UnionSet> = None;
@@ -149,9 +157,23 @@ fn compute(
         .map_err(|e| err("constraints", e))?;
     let outer = Options::get_schedule_outer_coincidence(raw).unwrap_or(0);
     let _ = Options::set_schedule_outer_coincidence(raw, 1);
-    let computed = constraints.compute_schedule();
+    let search = || {
+        constraints
+            .compute_schedule()
+            .map_err(|e| err("compute_schedule", e))
+    };
+    let computed = match cpu {
+        None => search().map(Some),
+        Some(cpu) => within_cpu_time(ctx, cpu, search),
+    };
     let _ = Options::set_schedule_outer_coincidence(raw, outer);
-    let schedule = computed.map_err(|e| err("compute_schedule", e))?;
+    let schedule = computed?.ok_or_else(|| IslError {
+        message: format!(
+            "none found in {} ms of processor time, the limit `scheduler-milliseconds`",
+            cpu.unwrap_or_default().as_millis()
+        ),
+        too_complex: true,
+    })?;
     let root = schedule.get_root().map_err(|e| err("root", e))?;
     let names: Vec<&str> = statements.iter().map(|s| s.name).collect();
     let top = root.child(0).map_err(|e| err("child", e))?;
@@ -287,7 +309,7 @@ mod tests {
             domain: &domain,
             iterators: &iterators,
         }];
-        let node = schedule(&ctx, &statements, &[dep], &[]).unwrap();
+        let node = schedule(&ctx, &statements, &[dep], &[], None).unwrap();
         let Node::Band { members, child } = node else {
             panic!("a band first: {node:?}");
         };

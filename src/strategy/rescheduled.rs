@@ -13,6 +13,7 @@ use crate::deps::Dependences;
 use crate::poly::{LoopId, Program, StatementId};
 use crate::transform::{schedule, Transformed};
 use std::fmt::Write as _;
+use std::time::Duration;
 
 /// A serial nest's rescheduled form.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,8 +74,13 @@ pub fn rescheduled(
     }
     let mut t = Transformed::new(p.clone(), deps.clone());
     // A fresh program's transformed statements are its statements, in order.
-    let found = schedule::reschedule(&mut t, Some(root))
-        .map_err(|e| format!("isl's scheduler gave no order ({})", e.message))?;
+    // The search's processor time is bounded (`--limit scheduler-milliseconds`); where it
+    // runs out the nest keeps its other strategies.
+    let cpu = Duration::from_millis(crate::limits::current().scheduler_milliseconds);
+    let found = schedule::reschedule(&mut t, Some(root), Some(cpu)).map_err(|e| {
+        let why = e.notes.last().unwrap_or(&e.message);
+        format!("isl's scheduler gave no order ({why})")
+    })?;
     let loops = &found.loops;
     let all = |l: &schedule::NewLoop| l.statements.len() == statements.len();
     let around = loops.iter().take_while(|l| all(l)).count();

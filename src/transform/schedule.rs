@@ -242,8 +242,13 @@ fn change(
 /// of the statements loop `level` encloses (every statement for `None`) anew, with the
 /// loops outside `level` kept: each band of the schedule it finds becomes loops (named
 /// after the iterator where a loop runs over one iterator, else `t<depth>`), its sequences
-/// the order of their parts. Returns the new loops and the statements' new order.
-pub fn reschedule(t: &mut Transformed, level: Option<LevelId>) -> TResult<Rescheduling> {
+/// the order of their parts. Returns the new loops and the statements' new order. isl's
+/// search may spend `cpu` of processor time where that is given ([`scheduler::schedule`]).
+pub fn reschedule(
+    t: &mut Transformed,
+    level: Option<LevelId>,
+    cpu: Option<std::time::Duration>,
+) -> TResult<Rescheduling> {
     let members: Vec<usize> = match level {
         Some(l) => t.statements_in(l),
         None => (0..t.statements.len()).collect(),
@@ -261,7 +266,7 @@ pub fn reschedule(t: &mut Transformed, level: Option<LevelId>) -> TResult<Resche
             check_untiled(t, l, "reschedule")?;
         }
     }
-    let node = isl_schedule(t, &members, &depth)?;
+    let node = isl_schedule(t, &members, &depth, cpu)?;
     let mut new_levels: Vec<Vec<(LevelId, Aff)>> = members
         .iter()
         .map(|&s| t.statements[s].levels[..depth(s)].to_vec())
@@ -324,6 +329,7 @@ fn isl_schedule(
     t: &Transformed,
     members: &[usize],
     depth: &dyn Fn(usize) -> usize,
+    cpu: Option<std::time::Duration>,
 ) -> TResult<scheduler::Node> {
     let ctx = Ctx::new();
     let domains = members
@@ -362,6 +368,7 @@ fn isl_schedule(
         &statements,
         &dependences,
         &order_only,
+        cpu,
     )?)
 }
 

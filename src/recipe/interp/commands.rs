@@ -470,7 +470,7 @@ impl Interp<'_> {
                     Some(a) => Some(self.loop_level(a, "the loop", stmt)?.1),
                     None => None,
                 };
-                let r = schedule::reschedule(&mut self.t, level).map(|_| ());
+                let r = schedule::reschedule(&mut self.t, level, None).map(|_| ());
                 wrap(self, r)?;
             }
             "unroll" => {
