@@ -24,7 +24,7 @@ const POLL: Duration = Duration::from_millis(5);
 /// `f`, a computation in `ctx`, stopped once this thread has spent `cpu` of processor time
 /// in it: `None` where it was (isl's error state cleared and its operation budget, the
 /// `--limit isl-operations`, restored and started again, for the caller to fall back).
-/// Where the thread's clock cannot be read, `f` runs unbounded.
+/// Where the thread's clock cannot be read or no thread can be started, `f` runs unbounded.
 pub fn within_cpu_time<T>(
     ctx: &Ctx,
     cpu: Duration,
@@ -40,16 +40,22 @@ pub fn within_cpu_time<T>(
     let (done, ended) = channel::<()>();
     // The clock is this thread's: it stays valid until the join below, which this thread
     // makes.
-    let watchdog = std::thread::spawn(move || loop {
-        if ended.recv_timeout(POLL) != Err(RecvTimeoutError::Timeout) {
-            return false;
-        }
-        if spent(clock).is_some_and(|now| now.saturating_sub(start) >= cpu) {
-            // One operation: isl is past it at its next one.
-            unsafe { isl_ctx_set_max_operations(raw, 1) };
-            return true;
-        }
-    });
+    let watchdog = std::thread::Builder::new()
+        .name("isl-watchdog".into())
+        .spawn(move || loop {
+            if ended.recv_timeout(POLL) != Err(RecvTimeoutError::Timeout) {
+                return false;
+            }
+            if spent(clock).is_some_and(|now| now.saturating_sub(start) >= cpu) {
+                // One operation: isl is past it at its next one.
+                unsafe { isl_ctx_set_max_operations(raw, 1) };
+                return true;
+            }
+        });
+    // A machine out of threads runs `f` unbounded, as where the clock cannot be read.
+    let Ok(watchdog) = watchdog else {
+        return f().map(Some);
+    };
     let result = f();
     drop(done);
     let aborted = watchdog.join().unwrap_or(false);
