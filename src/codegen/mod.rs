@@ -49,7 +49,7 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
                 let (ir, kernel_warnings) = KERNELS.get_or(source.clone(), || {
                     let mut w = Vec::new();
                     let ir = kernel_code(t, &ctx, k, &positions, width, &mut w)?;
-                    Ok::<_, IslError>((KernelIr { source, ..ir }, w))
+                    Ok::<_, IslError>((std::sync::Arc::new(KernelIr { source, ..ir }), w))
                 })?;
                 warnings.extend(kernel_warnings);
                 Ok(ir)
@@ -82,7 +82,7 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
 
 /// The kernels generated in this process, by what they were generated from
 /// ([`reuse::kernel_source`]), with the warnings generating them gave.
-static KERNELS: Memo<(KernelIr, Vec<String>)> = Memo::new(1024);
+static KERNELS: Memo<(std::sync::Arc<KernelIr>, Vec<String>)> = Memo::new(1024);
 
 /// Refuses a launch with more blocks along a dimension than CUDA allows (after folding
 /// `y` into `x`): it would fail at run time, or, where the count overflows, compute part

@@ -134,7 +134,7 @@ pub fn unit_parts(
         kernels,
         host: host_text(file, t, g)?,
         header: host::host_header(file, t),
-        uses_floord: g.kernels.iter().any(kernel_uses_floord)
+        uses_floord: g.kernels.iter().any(|k| kernel_uses_floord(k))
             || g.host.iter().any(node_uses_floord)
             || g.kernels
                 .iter()
