@@ -593,8 +593,10 @@ fn prune_condition(cond: &Expr, ranges: &[(String, i64, i64)]) -> Expr {
 }
 
 /// Removes the guards that always hold (or never do) given the ranges of the variables
-/// (thread and block indices, and the loops around each guard).
-pub fn prune(nodes: &[Node], ranges: &mut Ranges) -> Vec<Node> {
+/// (thread and block indices, and the loops around each guard). Takes the nodes, so that
+/// the statements it keeps move instead of being copied (an unrolled register tile has
+/// hundreds).
+pub fn prune(nodes: Vec<Node>, ranges: &mut Ranges) -> Vec<Node> {
     let mut out = Vec::new();
     for n in nodes {
         match n {
@@ -605,15 +607,15 @@ pub fn prune(nodes: &[Node], ranges: &mut Ranges) -> Vec<Node> {
                 step,
                 body,
             } => {
-                let lo = interval(init, ranges).map(|(lo, _)| lo);
-                let hi = match cond {
+                let lo = interval(&init, ranges).map(|(lo, _)| lo);
+                let hi = match &cond {
                     Expr::Op(op @ (Op::Le | Op::Lt), args) if args[0] == Expr::Id(var.clone()) => {
                         interval(&args[1], ranges)
                             .map(|(_, hi)| if *op == Op::Lt { hi - 1 } else { hi })
                     }
                     _ => None,
                 };
-                let known = matches!((lo, hi), (Some(_), Some(_))) && *step > 0;
+                let known = matches!((lo, hi), (Some(_), Some(_))) && step > 0;
                 if let (true, Some(lo), Some(hi)) = (known, lo, hi) {
                     ranges.push((var.clone(), lo, hi));
                 }
@@ -622,10 +624,10 @@ pub fn prune(nodes: &[Node], ranges: &mut Ranges) -> Vec<Node> {
                     ranges.pop();
                 }
                 out.push(Node::For {
-                    var: var.clone(),
-                    init: init.clone(),
-                    cond: cond.clone(),
-                    step: *step,
+                    var,
+                    init,
+                    cond,
+                    step,
                     body,
                 });
             }
@@ -633,18 +635,15 @@ pub fn prune(nodes: &[Node], ranges: &mut Ranges) -> Vec<Node> {
                 cond,
                 then_branch,
                 else_branch,
-            } => match decide(cond, ranges) {
+            } => match decide(&cond, ranges) {
                 Some(true) => out.extend(prune(then_branch, ranges)),
-                Some(false) => out.extend(
-                    else_branch
-                        .as_ref()
-                        .map(|b| prune(b, ranges))
-                        .unwrap_or_default(),
-                ),
+                Some(false) => {
+                    out.extend(else_branch.map(|b| prune(b, ranges)).unwrap_or_default())
+                }
                 None => {
-                    let cond = prune_condition(cond, ranges);
+                    let cond = prune_condition(&cond, ranges);
                     let then_branch = prune(then_branch, ranges);
-                    let else_branch = else_branch.as_ref().map(|b| prune(b, ranges));
+                    let else_branch = else_branch.map(|b| prune(b, ranges));
                     // Consecutive guards with one condition become one.
                     if let (
                         None,
@@ -667,7 +666,7 @@ pub fn prune(nodes: &[Node], ranges: &mut Ranges) -> Vec<Node> {
                     })
                 }
             },
-            other => out.push(other.clone()),
+            other => out.push(other),
         }
     }
     out
@@ -777,7 +776,7 @@ mod tests {
             ],
         }];
         let mut ranges: Ranges = vec![("tx".into(), 0, 15)];
-        let Node::For { body, .. } = &prune(&nodes, &mut ranges)[0] else {
+        let Node::For { body, .. } = &prune(nodes, &mut ranges)[0] else {
             panic!()
         };
         // Always true: unguarded. Equal after division: merged. Never true: gone.

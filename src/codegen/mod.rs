@@ -614,11 +614,11 @@ fn kernel_code(
             ranges.push((v.name.clone(), lo, hi));
         }
     }
-    let body = ir::prune(&body, &mut ranges);
+    let body = ir::prune(body, &mut ranges);
     let reductions = reduction::targets(t, ctx, kernel, &names, &block_ranges, &context)?
         .into_iter()
         .map(|r| ReductionIr {
-            target: ir::prune(&r.target, &mut ranges),
+            target: ir::prune(r.target, &mut ranges),
             ..r
         })
         .collect();
