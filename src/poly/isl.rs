@@ -76,7 +76,6 @@ extern "C" {
     /// Counts one operation; fails once the context's `max_operations` are spent (isl
     /// 0.27 exports it, and has no other way to ask).
     fn isl_ctx_next_operation(ctx: usize) -> i32;
-    fn isl_ctx_reset_operations(ctx: usize);
     fn isl_set_get_dim_name(set: usize, type_: i32, pos: u32) -> *const std::os::raw::c_char;
     fn isl_aff_get_dim_name(aff: usize, type_: i32, pos: u32) -> *const std::os::raw::c_char;
 }
@@ -259,12 +258,17 @@ impl Ctx {
                     .clone()
             })
             .unwrap_or_else(|_| Ctx::alloc());
-        // The operation budget of one computation: generous for real loop nests, finite so
-        // that a pathological input ends in an error rather than an endless computation.
-        ctx.raw()
-            .set_max_operations(crate::limits::current().isl_operations);
-        unsafe { isl_ctx_reset_operations(ctx.raw().ptr) };
+        ctx.restart_operations();
         ctx
+    }
+
+    /// The operation budget of one computation, `--limit isl-operations`, from nothing
+    /// spent: generous for real loop nests, finite so that a pathological input ends in an
+    /// error rather than an endless computation.
+    pub(super) fn restart_operations(&self) {
+        self.raw()
+            .set_max_operations(crate::limits::current().isl_operations);
+        self.raw().reset_operations();
     }
 
     /// A context a thread that ended left ([`POOL`]), else a new one.
@@ -1040,8 +1044,7 @@ fn within_operations<T>(
     raw.reset_operations();
     raw.set_max_operations(budget);
     let result = f();
-    raw.reset_operations();
-    raw.set_max_operations(limit);
+    ctx.restart_operations();
     match result {
         Ok(value) => Ok(Some(value)),
         Err(e) if e.too_complex && budget < limit => {

@@ -62,9 +62,7 @@ pub fn within_cpu_time<T>(
     if !aborted {
         return result.map(Some);
     }
-    ctx.raw()
-        .set_max_operations(crate::limits::current().isl_operations);
-    ctx.raw().reset_operations();
+    ctx.restart_operations();
     ctx.raw().reset_error();
     // An abort that came as `f` ended leaves its value good.
     Ok(result.ok())
