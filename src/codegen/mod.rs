@@ -9,6 +9,7 @@
 
 mod finals;
 mod fulltiles;
+pub mod guards;
 mod host;
 pub mod ir;
 mod names;
@@ -91,7 +92,7 @@ fn check_grids(g: &Generated) -> Result<(), Diagnostics> {
     let mut diags = Vec::new();
     for k in &g.kernels {
         for (d, extent) in k.grid.iter().enumerate() {
-            let Some((_, most)) = ir::interval(extent, &[]) else {
+            let Some((_, most)) = guards::interval(extent, &[]) else {
                 continue;
             };
             if most > MAX_GRID[d] {
@@ -575,50 +576,51 @@ fn kernel_code(
             }
         })
         .collect();
+    let block: Vec<i64> = kernel.threads.iter().map(|d| d.size).collect();
+    let launch = fulltiles::Launch {
+        block: &block,
+        grid: &grid,
+        prologue: &prologue,
+        blocks: &names.blocks,
+        threads: &threads,
+        params: &params,
+    };
     let mut body = Vec::new();
-    let mut atoms = Vec::new();
+    let mut full = None;
     let (_, ast_full) = astbuild::build_ast_narrowed(ctx, &context, &schedule, |ast| {
         body = to_ir(t, ast, warnings);
-        atoms = fulltiles::condition(&body, &names.blocks, &threads, &params);
-        if atoms.is_empty() {
+        let Some((atoms, derived)) = launch.full_body(ctx, &context, &body)? else {
             return Ok(None);
-        }
-        let full = Set::parse(
-            ctx,
-            &format!("{}{{ : {} }}", prefix(&params), fulltiles::isl_text(&atoms)),
-        )?;
-        let context_full = context.intersect(&full)?;
-        let partial = !context.subtract(&context_full)?.is_empty()?;
-        Ok((!context_full.is_empty()? && partial).then_some(context_full))
+        };
+        Ok(match derived {
+            Ok(nodes) => {
+                full = Some((atoms, Some(nodes)));
+                None
+            }
+            Err(context_full) => {
+                full = Some((atoms, None));
+                Some(context_full)
+            }
+        })
     })?;
-    if let Some(ast_full) = ast_full {
+    let full = full.and_then(|(atoms, derived)| {
+        let built = || ast_full.map(|ast| to_ir(t, &ast, &mut Vec::new()));
+        Some((atoms, derived.or_else(built)?))
+    });
+    if let Some((atoms, then_branch)) = full {
         body = vec![Node::If {
             cond: fulltiles::expr(&atoms),
-            then_branch: to_ir(t, &ast_full, &mut Vec::new()),
+            then_branch,
             else_branch: Some(body),
         }];
     }
     // The launch bounds the thread and block indices, hence the prologue's variables.
-    let block: Vec<i64> = kernel.threads.iter().map(|d| d.size).collect();
-    let mut ranges: ir::Ranges = Vec::new();
-    for (d, size) in block.iter().enumerate() {
-        ranges.push((format!("threadIdx.{}", ["x", "y", "z"][d]), 0, size - 1));
-    }
-    for (d, g) in grid.iter().enumerate() {
-        if let Some(n) = ir::interval(g, &[]).map(|(_, hi)| hi) {
-            ranges.push((format!("blockIdx.{}", ["x", "y", "z"][d]), 0, n - 1));
-        }
-    }
-    for v in &prologue {
-        if let Some((lo, hi)) = ir::interval(&v.value, &ranges) {
-            ranges.push((v.name.clone(), lo, hi));
-        }
-    }
-    let body = ir::prune(body, &mut ranges);
+    let mut ranges = launch.ranges(&[]);
+    let body = guards::prune(body, &mut ranges);
     let reductions = reduction::targets(t, ctx, kernel, &names, &block_ranges, &context)?
         .into_iter()
         .map(|r| ReductionIr {
-            target: ir::prune(r.target, &mut ranges),
+            target: guards::prune(r.target, &mut ranges),
             ..r
         })
         .collect();
@@ -810,7 +812,7 @@ pub const MAX_GRID: [i64; 3] = [(1 << 31) - 1, 65_535, 65_535];
 
 /// Whether a grid extent is a constant no larger than `limit`.
 fn within(extent: &Expr, limit: i64) -> bool {
-    ir::interval(extent, &[]).is_some_and(|(_, hi)| hi <= limit)
+    guards::interval(extent, &[]).is_some_and(|(_, hi)| hi <= limit)
 }
 
 /// Each block variable's values as a constraint on a parameter of its name: the values of
