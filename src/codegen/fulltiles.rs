@@ -8,8 +8,9 @@
 //! second body without them, run by the blocks where it holds (`if (full) { ... } else {
 //! the guarded body }`). That body is derived from the guarded one ([`narrow`]): the
 //! guards and loop bounds the condition implies go, alone or through isl where it takes
-//! more than one of its atoms. Where a guard on the thread's or block's place is left,
-//! isl builds the body again in the narrower context instead ([`Launch::full_body`]).
+//! more than one of its atoms. Where a guard on the thread's place splits a statement in
+//! pieces, isl builds the body again in the narrower context instead
+//! ([`Launch::full_body`]).
 
 use super::guards;
 use super::ir::{self, Expr, Node, Op, PrologueVar};
@@ -56,9 +57,8 @@ impl Launch<'_> {
     /// The full tiles of the kernel whose every block runs `body` in `context`: `None`
     /// where no block is full, or every one is; else the condition ([`condition`]) and
     /// the body its blocks run, derived from `body` ([`narrow`], then pruned over the
-    /// narrowed ranges), or, where a guard on the thread's or block's place is left in
-    /// that (isl's own build in the narrower context may merge what it separates, as a
-    /// stencil's halo column copied apart from its row), the context to build it in.
+    /// narrowed ranges), or, where a guard on the thread's place splits a statement in
+    /// that ([`split_statement`]), the context to build it in.
     #[allow(clippy::type_complexity)]
     pub fn full_body(
         &self,
@@ -106,33 +106,51 @@ impl Launch<'_> {
             &exact,
         );
         let narrowed = guards::prune(narrowed, &mut self.ranges(&atoms));
-        if placed_guard(&narrowed, self.params) {
+        if split_statement(&narrowed, self.params) {
             return Ok(Some((atoms, Err(context_full))));
         }
         Ok(Some((atoms, Ok(narrowed))))
     }
 }
 
-/// Whether a guard in `nodes` has a conjunct that reads no loop variable (only `names`).
-fn placed_guard(nodes: &[Node], names: &[String]) -> bool {
-    nodes.iter().any(|n| match n {
-        Node::For { body, .. } => placed_guard(body, names),
-        Node::If {
-            cond,
-            then_branch,
-            else_branch,
-        } => {
-            let mut leaves = Vec::new();
-            and_leaves(cond.clone(), &mut leaves);
-            leaves.iter().any(|l| {
-                let mut ids = Vec::new();
-                ir::identifiers(l, &mut ids);
-                ids.iter().all(|i| names.contains(i))
-            }) || placed_guard(then_branch, names)
-                || else_branch.as_ref().is_some_and(|b| placed_guard(b, names))
-        }
-        _ => false,
-    })
+/// Whether a statement of `nodes` runs in pieces that a guard on the thread's place (a
+/// conjunct that reads no loop variable, only `names`) tells apart: some of its instances
+/// under such a guard, others under another or none (a stencil's halo column, copied by
+/// thread 0 beside the loop that copies its row). isl's build in the narrower context may
+/// make them one loop; a guard that only chooses the threads of a statement (those that
+/// copy a tile smaller than the block) it keeps as well.
+fn split_statement(nodes: &[Node], names: &[String]) -> bool {
+    fn walk<'a>(
+        nodes: &'a [Node],
+        names: &[String],
+        guard: Option<&'a Expr>,
+        seen: &mut HashMap<usize, Option<&'a Expr>>,
+    ) -> bool {
+        nodes.iter().any(|n| match n {
+            Node::For { body, .. } => walk(body, names, guard, seen),
+            Node::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                let mut leaves = Vec::new();
+                and_leaves(cond.clone(), &mut leaves);
+                let placed = leaves.iter().any(|l| {
+                    let mut ids = Vec::new();
+                    ir::identifiers(l, &mut ids);
+                    ids.iter().all(|i| names.contains(i))
+                });
+                let inner = if placed { Some(cond) } else { guard };
+                walk(then_branch, names, inner, seen)
+                    || else_branch
+                        .as_ref()
+                        .is_some_and(|b| walk(b, names, guard, seen))
+            }
+            Node::Instance { statement, .. } => *seen.entry(*statement).or_insert(guard) != guard,
+            Node::Launch { .. } => false,
+        })
+    }
+    walk(nodes, names, None, &mut HashMap::new())
 }
 
 /// A linear form `terms + constant >= 0`.
@@ -611,10 +629,13 @@ mod tests {
             *cond,
             Expr::Op(Op::Le, vec![Expr::Id("c".into()), Expr::Int(7)])
         );
-        // A guard on the thread's place left in the body: isl builds that body instead.
+        // A guard that only chooses the threads of a statement: the derived body stands.
         let names = ["jj".to_string(), "s".to_string()];
-        assert!(placed_guard(&full, &names));
-        assert!(!placed_guard(&full[1..], &names));
+        assert!(!split_statement(&full, &names));
+        // Statement 1 also run outside that guard: isl builds the body instead.
+        let mut split = full.clone();
+        split.push(instance(1));
+        assert!(split_statement(&split, &names));
     }
 
     #[test]
