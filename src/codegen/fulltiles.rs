@@ -59,22 +59,17 @@ impl Launch<'_> {
     /// the body its blocks run, derived from `body` ([`narrow`], then pruned over the
     /// narrowed ranges), or, where a guard on the thread's place splits a statement in
     /// that ([`split_statement`]), the context to build it in.
-    #[allow(clippy::type_complexity)]
     pub fn full_body(
         &self,
         ctx: &Ctx,
         context: &Set,
         body: &[Node],
-    ) -> IslResult<Option<(Vec<Atom>, Result<Vec<Node>, Set>)>> {
+    ) -> IslResult<Option<FullBody>> {
         let atoms = condition(body, self.blocks, self.threads, self.params);
         if atoms.is_empty() {
             return Ok(None);
         }
-        let names = if self.params.is_empty() {
-            String::new()
-        } else {
-            format!("[{}] -> ", self.params.join(", "))
-        };
+        let names = super::prefix(self.params);
         let full = Set::parse(ctx, &format!("{names}{{ : {} }}", isl_text(&atoms)))?;
         let context_full = context.intersect(&full)?;
         let partial = !context.subtract(&context_full)?.is_empty()?;
@@ -152,6 +147,10 @@ fn split_statement(nodes: &[Node], names: &[String]) -> bool {
     }
     walk(nodes, names, None, &mut HashMap::new())
 }
+
+/// The full tiles' condition, and their body or the context isl builds it in
+/// ([`Launch::full_body`]).
+pub(super) type FullBody = (Vec<Atom>, Result<Vec<Node>, Set>);
 
 /// A linear form `terms + constant >= 0`.
 pub(super) type Atom = (Vec<(String, i64)>, i64);
@@ -345,44 +344,40 @@ pub(super) fn isl_negation(leaf: &Expr, names: &[String]) -> Option<String> {
 
 /// An integer expression over `names` as isl reads it.
 fn isl_expr(e: &Expr, names: &[String]) -> Option<String> {
-    let of = |k: usize| isl_expr(&e_args(e)?[k], names);
     Some(match e {
         Expr::Int(v) => format!("({v})"),
         Expr::Id(n) => names.contains(n).then(|| n.clone())?,
-        Expr::Op(op, args) => match (op, args.len()) {
-            (Op::Add, _) => {
-                let parts: Option<Vec<String>> = args.iter().map(|a| isl_expr(a, names)).collect();
-                format!("({})", parts?.join(" + "))
+        Expr::Op(op, args) => {
+            let of = |k: usize| isl_expr(&args[k], names);
+            match (op, args.len()) {
+                (Op::Add, _) => {
+                    let parts: Option<Vec<String>> =
+                        args.iter().map(|a| isl_expr(a, names)).collect();
+                    format!("({})", parts?.join(" + "))
+                }
+                (Op::Sub, 2) => format!("({} - {})", of(0)?, of(1)?),
+                (Op::Neg, 1) => format!("(-{})", of(0)?),
+                (Op::Mul, 2) => match (&args[0], &args[1]) {
+                    (Expr::Int(k), _) => format!("({k}*{})", of(1)?),
+                    (_, Expr::Int(k)) => format!("({k}*{})", of(0)?),
+                    _ => return None,
+                },
+                (Op::FloorDiv | Op::PosDiv, 2) => match &args[1] {
+                    Expr::Int(d) if *d > 0 => format!("floor({}/{d})", of(0)?),
+                    _ => return None,
+                },
+                (Op::PosRem, 2) => match &args[1] {
+                    Expr::Int(d) if *d > 0 => format!("({} mod {d})", of(0)?),
+                    _ => return None,
+                },
+                (Op::Min | Op::Max, 2) => {
+                    let f = if *op == Op::Min { "min" } else { "max" };
+                    format!("{f}({}, {})", of(0)?, of(1)?)
+                }
+                _ => return None,
             }
-            (Op::Sub, 2) => format!("({} - {})", of(0)?, of(1)?),
-            (Op::Neg, 1) => format!("(-{})", of(0)?),
-            (Op::Mul, 2) => match (&args[0], &args[1]) {
-                (Expr::Int(k), _) => format!("({k}*{})", of(1)?),
-                (_, Expr::Int(k)) => format!("({k}*{})", of(0)?),
-                _ => return None,
-            },
-            (Op::FloorDiv | Op::PosDiv, 2) => match &args[1] {
-                Expr::Int(d) if *d > 0 => format!("floor({}/{d})", of(0)?),
-                _ => return None,
-            },
-            (Op::PosRem, 2) => match &args[1] {
-                Expr::Int(d) if *d > 0 => format!("({} mod {d})", of(0)?),
-                _ => return None,
-            },
-            (Op::Min | Op::Max, 2) => {
-                let f = if *op == Op::Min { "min" } else { "max" };
-                format!("{f}({}, {})", of(0)?, of(1)?)
-            }
-            _ => return None,
-        },
+        }
     })
-}
-
-fn e_args(e: &Expr) -> Option<&Vec<Expr>> {
-    match e {
-        Expr::Op(_, args) => Some(args),
-        _ => None,
-    }
 }
 
 /// The atoms as one condition: `a >= 0 && b >= 0 ...`, with binary `&&`s as isl writes

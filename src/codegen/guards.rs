@@ -60,18 +60,9 @@ pub fn bounds(e: &Expr, ranges: &[(String, i64, i64)]) -> Option<(i64, i64)> {
                 .iter()
                 .map(|a| bounds(a, ranges))
                 .collect::<Option<_>>()?;
-            let pick = |f: fn(i64, i64) -> i64, xs: &mut dyn Iterator<Item = i64>| xs.reduce(f);
-            let (lo, hi) = if *op == Op::Min {
-                (
-                    pick(i64::min, &mut all.iter().map(|r| r.0))?,
-                    pick(i64::min, &mut all.iter().map(|r| r.1))?,
-                )
-            } else {
-                (
-                    pick(i64::max, &mut all.iter().map(|r| r.0))?,
-                    pick(i64::max, &mut all.iter().map(|r| r.1))?,
-                )
-            };
+            let f = if *op == Op::Min { i64::min } else { i64::max };
+            let lo = all.iter().map(|r| r.0).reduce(f)?;
+            let hi = all.iter().map(|r| r.1).reduce(f)?;
             Some((lo, hi))
         }
         Op::FloorDiv | Op::PosDiv => {

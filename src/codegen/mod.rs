@@ -592,16 +592,12 @@ fn kernel_code(
         let Some((atoms, derived)) = launch.full_body(ctx, &context, &body)? else {
             return Ok(None);
         };
-        Ok(match derived {
-            Ok(nodes) => {
-                full = Some((atoms, Some(nodes)));
-                None
-            }
-            Err(context_full) => {
-                full = Some((atoms, None));
-                Some(context_full)
-            }
-        })
+        let (nodes, rebuild) = match derived {
+            Ok(nodes) => (Some(nodes), None),
+            Err(context_full) => (None, Some(context_full)),
+        };
+        full = Some((atoms, nodes));
+        Ok(rebuild)
     })?;
     let full = full.and_then(|(atoms, derived)| {
         let built = || ast_full.map(|ast| to_ir(t, &ast, &mut Vec::new()));
