@@ -6,9 +6,10 @@
 //! through the recipe interpreter, which refuses the illegal ones (a nest with no legal
 //! variant runs in one thread instead). Then, nest by nest, each legal variant is
 //! compiled within the whole recipe (the other nests at their best so far) and its time
-//! predicted; the best variant's parameter combinations are tried next (Phase IV), and
-//! last the unroll depth. Every evaluation is a full compile of the recipe it names, so
-//! what wins is exactly what gets written.
+//! predicted; the best variant's parameter values are tuned next (Phase IV, [`values`]:
+//! an even spread of them, then a local search from the fastest), and last the unroll
+//! depth. Every evaluation is a full compile of the recipe it names, so what wins is
+//! exactly what gets written.
 
 use crate::deps::Dependences;
 use crate::device::Device;
@@ -30,14 +31,12 @@ use evaluate::{Limits, Outcome};
 mod rescheduled;
 pub mod search;
 mod text;
+mod values;
 pub use text::{describe, describe_form, describe_values, format_us, marked_params, PARAM_LINE};
 
 /// Outcomes known before a ranking (read from `gpucc tune`'s database), by recipe text:
 /// the rank ([`Estimate::rank`]) or why the recipe failed.
 pub type Known = std::collections::HashMap<String, Result<(f64, f64), String>>;
-
-/// Parameter combinations tried per nest in Phase IV, at most.
-const MAX_COMBOS: usize = 12;
 
 /// One evaluated variant, for `--explain`.
 #[derive(Clone, Debug)]
@@ -405,55 +404,13 @@ fn attempt(
             }
         }
     }
-    // Phase IV: the chosen variants' parameter combinations.
+    // Phase IV: the chosen variants' parameter values, nest by nest.
     for k in 0..chosen.len() {
-        // The values the variant has now are among those tried, so that the tuned ones
-        // are never worse than them (the spread may leave them out).
-        let mut combos = spread(&chosen[k].combos, MAX_COMBOS);
-        let current: Vec<i64> = chosen[k].params.iter().map(|p| p.value).collect();
-        if !combos.contains(&current) {
-            combos.insert(0, current.clone());
-        }
-        evals.expected += combos.len();
-        let texts: Vec<String> = combos
-            .iter()
-            .map(|combo| {
-                let mut trial = chosen.clone();
-                trial[k] = chosen[k].with_values(combo);
-                text_of(&plan, &trial, 0)
-            })
-            .collect();
-        // The current values first: their time is the one to beat.
-        let others = bounds.others(k, &chosen);
-        let lower: Vec<f64> = combos
-            .iter()
-            .map(|c| {
-                if *c == current {
-                    f64::NEG_INFINITY
-                } else {
-                    bounds.of(k, &chosen[k].with_values(c)) + others
-                }
-            })
-            .collect();
-        let (outcomes, _) =
-            evals.run_bounded(program, deps, o, &texts, &lower, &Limits::pruning(o.prune));
-        let mut nest_best: Option<((f64, f64), usize)> = None;
-        for (j, outcome) in outcomes.iter().enumerate() {
-            let Outcome::Evaluated(outcome) = outcome else {
-                evals.expected = evals.expected.saturating_sub(1);
-                skipped += 1;
-                continue;
-            };
-            keep_best(&mut best, outcome, &texts[j]);
-            if let Ok(est) = outcome {
-                if nest_best.is_none_or(|(b, _)| est.faster_than(b)) {
-                    nest_best = Some((est.rank(), j));
-                }
-            }
-        }
-        if let Some((_, j)) = nest_best {
-            chosen[k] = chosen[k].with_values(&combos[j]);
-        }
+        let searched = values::search(
+            &plan, program, deps, o, &mut evals, &chosen, k, &bounds, &mut best,
+        );
+        skipped += searched.skipped;
+        chosen[k] = chosen[k].with_values(&searched.values);
     }
     let (chosen, unroll, mut tried) =
         refine(&plan, program, deps, o, &mut evals, chosen, &mut best);
@@ -731,16 +688,6 @@ fn no_mapping(program: &Program, nest: &strategy::Nest, error: Option<String>) -
 fn text_of(plan: &Plan, chosen: &[Variant], unroll: usize) -> String {
     let refs: Vec<&Variant> = chosen.iter().collect();
     plan.recipe(&refs, unroll, &[])
-}
-
-/// At most `n` of `combos`, evenly spread (the first always among them).
-fn spread(combos: &[Vec<i64>], n: usize) -> Vec<Vec<i64>> {
-    if combos.len() <= n {
-        return combos.to_vec();
-    }
-    (0..n)
-        .map(|k| combos[k * combos.len() / n].clone())
-        .collect()
 }
 
 /// Runs one of gpucc's own recipes (or a user's, with [`PARAM_LINE`]) on the program.
