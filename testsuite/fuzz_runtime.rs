@@ -10,9 +10,10 @@
 
 use crate::fuzzing::{report, scaled, timed, Rng};
 use gpucc::verify::rewrite::{
-    array_param, instrument, kernel_has_barriers, prepare_for_cpu, rewrite_launches,
-    shared_declarations, split_params, Code,
+    array_param, instrument, kernel_has_barriers, prepare_for_cpu, rewrite_launches, split_params,
+    Code,
 };
+use gpucc::verify::shared::shared_declarations;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
@@ -110,6 +111,10 @@ const VOCABULARY: &[&str] = &[
     "__shfl_down_sync",
     "__launch_bounds__",
     "(*",
+    "(&",
+    "reinterpret_cast<",
+    ">(",
+    "A + 16",
     "[]",
     "=",
     "+=",

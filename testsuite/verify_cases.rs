@@ -292,6 +292,85 @@ fn every_warp_shuffle_and_the_atomic_family_run_as_on_a_gpu() {
     assert!(out.contains("DIFFERENT"), "{out}{err}");
 }
 
+/// Dynamic shared memory as the CUDA samples use it (`extern __shared__ float sdata[]`,
+/// sized by the launch): verified; a launch that gives half the bytes is caught at the
+/// first element past them, and a missing barrier is the race it is.
+#[test]
+fn dynamic_shared_memory_written_by_hand_is_checked() {
+    let good = verify_case("rowsum_dynamic_shared.cu");
+    let (out, err) = rowsum_mutant_fails(
+        &good,
+        "rowsum_dynamic_shared.cu",
+        "<<<N, N, N * sizeof(float)>>>",
+        "<<<N, N, N / 2 * sizeof(float)>>>",
+        "rowsum_dynamic_shared_short.cu",
+    );
+    assert!(
+        out.contains("NOT verified: kernel rowsum_kernel reaches bytes 128 to 131 of dynamic shared memory through sdata, but its launch gave 128 bytes"),
+        "{out}{err}"
+    );
+    let (out, err) = rowsum_mutant_fails(
+        &good,
+        "rowsum_dynamic_shared.cu",
+        "  __syncthreads();\n  for",
+        "  for",
+        "rowsum_dynamic_shared_race.cu",
+    );
+    assert!(
+        out.contains("NOT verified: data race in kernel rowsum_kernel on sdata["),
+        "{out}{err}"
+    );
+}
+
+/// Shared tiles over the 48 KB a block may declare statically (double-buffered DGEMM
+/// tiles of 53,760 bytes): gpucc declares them in dynamic shared memory and raises the
+/// kernel's limit before the launch. The check verifies that `.cu`, and finds what would
+/// go wrong on a GPU: two tiles that overlap (a race), a launch that gives too few bytes,
+/// and a launch without the raised limit (a GPU refuses it).
+#[test]
+fn dynamic_shared_tiles_are_checked() {
+    let c_file = "testsuite/cuda/dgemm.c";
+    let size = ["-D", "N=144"];
+    let cu = recipe_cu(c_file, "testsuite/recipe/double_buffer_dynamic.lua", &size);
+    let check = |cu: &str, name: &str| verify_against(c_file, cu, name, &size);
+    let (code, out, err) = check(&cu, "dynamic_good.cu");
+    assert_eq!(code, 0, "{out}{err}");
+    for expected in [
+        "extern __shared__ __align__(16) unsigned char gpucc_shared_memory[];",
+        "double (&A_shared)[2][128][18] = *reinterpret_cast<double (*)[2][128][18]>(gpucc_shared_memory + 0);",
+        "double (&B_shared)[2][16][66] = *reinterpret_cast<double (*)[2][16][66]>(gpucc_shared_memory + 36864);",
+        "GPUCC_CHECK(cudaFuncSetAttribute(dgemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 53760));",
+        "dgemm_kernel<<<dim3(2, 3), dim3(16, 16), 53760>>>(d_A, d_B, d_C);",
+    ] {
+        assert!(cu.contains(expected), "no `{expected}` in:\n{cu}");
+    }
+    let mutants = [
+        (
+            cu.replacen("gpucc_shared_memory + 36864", "gpucc_shared_memory + 0", 1),
+            "NOT verified: data race in kernel dgemm_kernel on B_shared[",
+        ),
+        (
+            cu.replacen("16), 53760>>>", "16), 36864>>>", 1),
+            "NOT verified: kernel dgemm_kernel reaches bytes 36864 to 53759 of dynamic shared memory through B_shared, but its launch gave 36864 bytes",
+        ),
+        (
+            cu.lines()
+                .filter(|l| !l.contains("cudaFuncSetAttribute"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            "the launch of dgemm_kernel asks for 53760 bytes of dynamic shared memory, which a GPU refuses",
+        ),
+    ];
+    for (k, (mutant, expected)) in mutants.iter().enumerate() {
+        let (code, out, err) = check(mutant, &format!("dynamic_mutant{k}.cu"));
+        assert_ne!(code, 0, "{out}{err}");
+        assert!(
+            format!("{out}{err}").contains(expected),
+            "expected `{expected}`, got:\n{out}{err}"
+        );
+    }
+}
+
 /// Atomics do not race; the same update as a plain `+=` does.
 #[test]
 fn atomics_are_not_races() {

@@ -6,7 +6,7 @@
 use super::cexpr::{self, print, CExpr};
 use crate::codegen::coordinate_name;
 use crate::codegen::ir::{Expr, Op, Stage};
-use crate::transform::datacopy::DataCopy;
+use crate::transform::datacopy::{shared_bytes_with, DataCopy, Memory, STATIC_SHARED_BYTES};
 use crate::transform::Transformed;
 
 /// A wide copy's instance (`copy.width` elements from `element` on): one vector load and
@@ -241,4 +241,38 @@ pub(super) fn with_quotients(t: &Transformed, k: usize, e: &Expr) -> Option<CExp
         (Some(x), c) if c > 0 => CExpr::bin("+", x, CExpr::Int(c)),
         (Some(x), c) => CExpr::bin("-", x, CExpr::Int(-c)),
     })
+}
+
+/// Where the shared tiles of a kernel go when together they are over the 48 KB a block
+/// may declare statically: one `extern __shared__` array of bytes, the launch's dynamic
+/// shared memory, with each tile at an offset (a multiple of 16 bytes, the widest vector a
+/// copy stores). `None`: static `__shared__` arrays.
+pub(super) struct DynamicShared {
+    /// Bytes the launch gives (`kernel<<<grid, block, bytes>>>`).
+    pub bytes: i64,
+    /// (copy index, offset in bytes) of each shared tile, in the copies' order.
+    pub offsets: Vec<(usize, i64)>,
+}
+
+/// The name of the byte array that holds a kernel's dynamic shared memory.
+pub(super) const DYNAMIC_SHARED: &str = "gpucc_shared_memory";
+
+pub(super) fn dynamic_shared(t: &Transformed, kernel: usize) -> Option<DynamicShared> {
+    let total = shared_bytes_with(t, kernel, |_, c| c.buffers());
+    if total <= STATIC_SHARED_BYTES {
+        return None;
+    }
+    let mut offsets = Vec::new();
+    let mut bytes = 0;
+    for (i, c) in t.copies.iter().enumerate() {
+        if c.kernel != kernel || c.memory != Memory::Shared {
+            continue;
+        }
+        offsets.push((i, bytes));
+        let size = c.dims.iter().product::<i64>()
+            * t.program.arrays[c.array].elem.size_bytes() as i64
+            * c.buffers();
+        bytes += (size + 15) / 16 * 16;
+    }
+    Some(DynamicShared { bytes, offsets })
 }

@@ -299,6 +299,14 @@ pub(super) fn host_text(
             array.name
         ));
     }
+    for k in &g.kernels {
+        if let Some(d) = super::copies::dynamic_shared(t, k.kernel) {
+            w.line(&format!(
+                "GPUCC_CHECK(cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {}));",
+                k.name, d.bytes
+            ));
+        }
+    }
     write_host_nodes(&mut w, t, g, &g.host);
     for (a, size) in global.iter().zip(&sizes) {
         let array = &p.arrays[*a];
@@ -552,8 +560,11 @@ fn launch_text(t: &Transformed, k: &KernelIr, host_values: &[Expr]) -> String {
             format!("dim3({})", v.join(", "))
         }
     };
+    let shared = super::copies::dynamic_shared(t, k.kernel)
+        .map(|d| format!(", {}", d.bytes))
+        .unwrap_or_default();
     format!(
-        "{}<<<{}, {}>>>({});",
+        "{}<<<{}, {}{shared}>>>({});",
         k.name,
         dims(&grid),
         dims(&block),

@@ -304,7 +304,23 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
             _ => {}
         }
     }
-    for c in t.copies.iter().filter(|c| c.kernel == k.kernel) {
+    let dynamic = copies::dynamic_shared(t, k.kernel);
+    if let Some(d) = &dynamic {
+        w.line(&format!(
+            "/* {} bytes of shared tiles, over the 48 KB a block may declare statically: dynamic shared memory (the launch sets its size). */",
+            d.bytes
+        ));
+        w.line(&format!(
+            "extern __shared__ __align__(16) unsigned char {}[];",
+            copies::DYNAMIC_SHARED
+        ));
+    }
+    for (i, c) in t
+        .copies
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.kernel == k.kernel)
+    {
         let ty = p.arrays[c.array].elem.c_name();
         let buffers = if c.double.is_some() { "[2]" } else { "" };
         let dims: String = c
@@ -321,9 +337,18 @@ pub(super) fn kernel_text(t: &Transformed, k: &KernelIr) -> String {
         } else {
             String::new()
         };
-        match c.memory {
-            Memory::Shared => w.line(&format!("__shared__ {align}{ty} {}{dims};", c.temp)),
-            Memory::Registers => w.line(&format!("{ty} {}{dims};", c.temp)),
+        let offset = dynamic
+            .as_ref()
+            .and_then(|d| d.offsets.iter().find(|(o, _)| *o == i))
+            .map(|(_, offset)| offset);
+        match (c.memory, offset) {
+            (Memory::Shared, Some(offset)) => w.line(&format!(
+                "{ty} (&{}){dims} = *reinterpret_cast<{ty} (*){dims}>({} + {offset});",
+                c.temp,
+                copies::DYNAMIC_SHARED,
+            )),
+            (Memory::Shared, None) => w.line(&format!("__shared__ {align}{ty} {}{dims};", c.temp)),
+            (Memory::Registers, _) => w.line(&format!("{ty} {}{dims};", c.temp)),
         }
     }
     // The registers of prefetched copies, one per element a thread stages.

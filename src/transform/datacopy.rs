@@ -89,8 +89,32 @@ type CopyPlace = (Vec<(LevelId, Aff)>, Vec<(Hw, Aff)>);
 
 /// Registers a copy may use per thread; more would spill.
 pub const MAX_REGISTER_ELEMENTS: i64 = 128;
-/// Static shared memory per block.
-pub const MAX_SHARED_BYTES: i64 = 48 * 1024;
+/// Shared memory one block may declare statically (`__shared__` arrays); a kernel whose
+/// copies need more declares them in dynamic shared memory (`src/cuda/copies.rs`).
+pub const STATIC_SHARED_BYTES: i64 = 48 * 1024;
+/// The most shared memory a block of any CUDA device may use (sm_90's 227 KB, with the
+/// opt-in attribute; sm_80 has 163 KB, sm_70 96 KB): a device with less refuses the kernel
+/// when it is ranked or emulated.
+pub const MAX_SHARED_BYTES: i64 = 227 * 1024;
+
+/// Bytes of shared memory the copies of `kernel` take, with `buffers(copy index, copy)`
+/// buffers each.
+pub fn shared_bytes_with(
+    t: &Transformed,
+    kernel: usize,
+    buffers: impl Fn(usize, &DataCopy) -> i64,
+) -> i64 {
+    t.copies
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.kernel == kernel && c.memory == Memory::Shared)
+        .map(|(i, c)| {
+            c.dims.iter().product::<i64>()
+                * t.program.arrays[c.array].elem.size_bytes() as i64
+                * buffers(i, c)
+        })
+        .sum()
+}
 
 /// What a copy is made per: a name and, per statement of the scope, its value.
 struct Fixed {
@@ -521,20 +545,11 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
                 *last += pad;
             }
         }
-        let used: i64 = t
-            .copies
-            .iter()
-            .filter(|c| c.kernel == k && c.memory == Memory::Shared)
-            .map(|c| {
-                c.dims.iter().product::<i64>()
-                    * t.program.arrays[c.array].elem.size_bytes() as i64
-                    * c.buffers()
-            })
-            .sum();
+        let used = shared_bytes_with(t, k, |_, c| c.buffers());
         let bytes = dims.iter().product::<i64>() * elem.size_bytes() as i64;
         if used + bytes > MAX_SHARED_BYTES {
             return Err(TransformError::new(format!(
-                "the kernel's shared memory would be {} bytes (at most {MAX_SHARED_BYTES})",
+                "the kernel's shared memory would be {} bytes (at most {MAX_SHARED_BYTES}, the most a GPU gives one block)",
                 used + bytes
             ))
             .hint("use smaller tiles, or copy fewer arrays to shared memory"));

@@ -11,7 +11,7 @@
 //! iteration stays (it now also ends the prologue): a buffer is refilled only in the
 //! iteration after the one that read it, past that barrier.
 
-use super::datacopy::{order_tie, Memory, Role, MAX_SHARED_BYTES};
+use super::datacopy::{order_tie, shared_bytes_with, Memory, Role, MAX_SHARED_BYTES};
 use super::{LevelId, StmtKind, TResult, TransformError, Transformed};
 use crate::poly::affine::{isl_name, Aff, Var};
 use crate::poly::isl::{Ctx, Map, Set};
@@ -51,21 +51,20 @@ pub fn double_buffer(t: &mut Transformed, level: LevelId, asynchronous: bool) ->
         ))
         .hint("name the loop whose tiles the copies stage (the `kk` of a matrix product)"));
     }
-    let bytes: i64 = t
-        .copies
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.kernel == k && c.memory == Memory::Shared)
-        .map(|(i, c)| {
-            let buffers = if copies.contains(&i) { 2 } else { c.buffers() };
-            c.dims.iter().product::<i64>()
-                * t.program.arrays[c.array].elem.size_bytes() as i64
-                * buffers
-        })
-        .sum();
+    let bytes = shared_bytes_with(
+        t,
+        k,
+        |i, c| {
+            if copies.contains(&i) {
+                2
+            } else {
+                c.buffers()
+            }
+        },
+    );
     if bytes > MAX_SHARED_BYTES {
         return Err(TransformError::new(format!(
-            "with two buffers the kernel's shared memory would be {bytes} bytes (at most {MAX_SHARED_BYTES})"
+            "with two buffers the kernel's shared memory would be {bytes} bytes (at most {MAX_SHARED_BYTES}, the most a GPU gives one block)"
         ))
         .hint("use smaller tiles (a smaller k tile halves what each buffer holds)"));
     }

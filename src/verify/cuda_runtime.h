@@ -7,8 +7,9 @@
 // of a shuffle's mask reaches the shuffle before any lane gets its value),
 // deterministically. __shared__
 // data is one instance shared by exactly the threads of the running block. Launches are
-// `gpucc_launch<BARRIERS>("kernel", kernel, grid, block, args...)`: gpucc rewrites
-// `kernel<<<grid, block>>>(args...)` so before compiling.
+// `gpucc_launch<BARRIERS>("kernel", kernel, grid, block, shared, args...)`: gpucc rewrites
+// `kernel<<<grid, block, shared>>>(args...)` so before compiling (`shared`: the bytes of
+// dynamic shared memory, 0 when the launch gives none).
 #ifndef GPUCC_CPU_RUNTIME_H
 #define GPUCC_CPU_RUNTIME_H
 
@@ -34,7 +35,7 @@ inline dim3 blockDim;
 inline dim3 gridDim;
 
 typedef int cudaError_t;
-enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorLaunchFailure = 4, cudaErrorInvalidConfiguration = 9 };
+enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorLaunchFailure = 4, cudaErrorInvalidConfiguration = 9 };
 enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
 
 inline cudaError_t cudaMalloc(void **p, size_t n) {
@@ -94,6 +95,7 @@ inline const char *cudaGetErrorString(cudaError_t e) {
     case cudaSuccess: return "no error";
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidValue: return "invalid argument";
     default: return "unspecified launch failure";
   }
 }
@@ -317,6 +319,105 @@ template <class T> struct gpucc_shared {
   const char *gpucc_name;
   explicit gpucc_shared(const char *name) : gpucc_name(name) {}
   gpucc_ref<E> operator[](long i) { return {&data[i], gpucc_place{gpucc_name, {i}, 1, false}}; }
+};
+
+// ------------------------------------------------------------------ dynamic shared memory
+//
+// A launch's dynamic shared memory (`kernel<<<grid, block, bytes>>>`) is one buffer, as
+// on a GPU, reached two ways: `extern __shared__ T name[];` in a kernel becomes
+// gpucc_dynamic<T> (each element a tracked, bounds-checked gpucc_ref; converted to a plain
+// `T *`, its accesses are neither tracked nor checked), and the arrays gpucc carves out of
+// it (`T (&name)[N]... = *reinterpret_cast<T (*)[N]...>(base + offset);`, where one block's
+// tiles are over the 48 KB it may declare statically) become gpucc_shared_at<T[N]...>.
+
+// The most a block of any CUDA device may have (sm_90: 227 KB, with the opt-in attribute),
+// and the most a launch may ask for without it.
+constexpr size_t gpucc_max_dynamic_shared = 227 * 1024;
+constexpr size_t gpucc_default_dynamic_shared = 48 * 1024;
+inline unsigned char *gpucc_dynamic_shared = nullptr;
+inline size_t gpucc_dynamic_shared_size = 0, gpucc_dynamic_shared_capacity = 0;
+
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8, cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
+
+// cudaFuncAttributeMaxDynamicSharedMemorySize as set per kernel (a few kernels a program).
+struct gpucc_kernel_limit {
+  const void *kernel;
+  size_t bytes;
+};
+inline gpucc_kernel_limit gpucc_kernel_limits[64];
+inline int gpucc_kernel_limit_count = 0;
+
+template <class Kernel> size_t gpucc_dynamic_shared_allowed(Kernel kernel) {
+  for (int k = 0; k < gpucc_kernel_limit_count; k++)
+    if (gpucc_kernel_limits[k].kernel == (const void *)kernel) return gpucc_kernel_limits[k].bytes;
+  return gpucc_default_dynamic_shared;
+}
+
+template <class Kernel> cudaError_t cudaFuncSetAttribute(Kernel kernel, cudaFuncAttribute attribute, int value) {
+  if (attribute != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;  // a hint on the CPU
+  if (value < 0 || (size_t)value > gpucc_max_dynamic_shared) return cudaErrorInvalidValue;
+  for (int k = 0; k < gpucc_kernel_limit_count; k++)
+    if (gpucc_kernel_limits[k].kernel == (const void *)kernel) {
+      gpucc_kernel_limits[k].bytes = (size_t)value;
+      return cudaSuccess;
+    }
+  if (gpucc_kernel_limit_count == 64) return cudaErrorInvalidValue;
+  gpucc_kernel_limits[gpucc_kernel_limit_count++] = {(const void *)kernel, (size_t)value};
+  return cudaSuccess;
+}
+
+// The buffer of a launch's `bytes` (kept, and grown, from launch to launch).
+inline void gpucc_dynamic_shared_for(size_t bytes) {
+  if (bytes > gpucc_dynamic_shared_capacity) {
+    free(gpucc_dynamic_shared);
+    size_t rounded = (bytes + 15) / 16 * 16;
+    gpucc_dynamic_shared = (unsigned char *)aligned_alloc(16, rounded);
+    if (!gpucc_dynamic_shared) {
+      fprintf(stderr, "gpucc CPU runtime: out of memory for %zu bytes of dynamic shared memory\n", bytes);
+      abort();
+    }
+    gpucc_dynamic_shared_capacity = rounded;
+  }
+  gpucc_dynamic_shared_size = bytes;
+}
+
+[[noreturn]] inline void gpucc_past_dynamic_shared(const char *name, long long from, size_t bytes) {
+  fprintf(stderr,
+          "gpucc CPU runtime: kernel %s reaches bytes %lld to %lld of dynamic shared memory through %s, but its "
+          "launch gave %zu bytes\n",
+          gpucc_kernel_name, from, from + (long long)bytes - 1, name, gpucc_dynamic_shared_size);
+  fflush(stderr);
+  _Exit(42);  // as a race: the kernel is wrong
+}
+
+// `extern __shared__ T name[];`
+template <class T> struct gpucc_dynamic {
+  const char *gpucc_name;
+  explicit gpucc_dynamic(const char *name) : gpucc_name(name) {}
+  gpucc_ref<T> operator[](long i) const {
+    if (i < 0 || (size_t)(i + 1) * sizeof(T) > gpucc_dynamic_shared_size)
+      gpucc_past_dynamic_shared(gpucc_name, (long long)i * (long long)sizeof(T), sizeof(T));
+    return {reinterpret_cast<T *>(gpucc_dynamic_shared) + i, gpucc_place{gpucc_name, {i}, 1, false}};
+  }
+  operator T *() const { return reinterpret_cast<T *>(gpucc_dynamic_shared); }
+};
+
+// An array of type T at `offset` bytes into the dynamic shared memory.
+template <class T> struct gpucc_shared_at {
+  using E = std::remove_extent_t<T>;
+  E *data;
+  const char *gpucc_name;
+  template <class B> gpucc_shared_at(const char *name, const gpucc_dynamic<B> &, size_t offset) : gpucc_name(name) {
+    if (offset + sizeof(T) > gpucc_dynamic_shared_size) gpucc_past_dynamic_shared(name, (long long)offset, sizeof(T));
+    if (offset % 16 != 0) {
+      fprintf(stderr, "gpucc CPU runtime: kernel %s places %s at byte %zu of dynamic shared memory, not a multiple of 16\n",
+              gpucc_kernel_name, name, offset);
+      fflush(stderr);
+      _Exit(42);
+    }
+    data = reinterpret_cast<E *>(gpucc_dynamic_shared + offset);
+  }
+  gpucc_ref<E> operator[](long i) const { return {&data[i], gpucc_place{gpucc_name, {i}, 1, false}}; }
 };
 
 // ------------------------------------------------------------------ vector types, wide copies
@@ -633,7 +734,16 @@ inline bool gpucc_valid_launch(dim3 grid, dim3 block) {
 // `Barriers` says whether the kernel calls __syncthreads(): gpucc reads it off the kernel's
 // text when it rewrites the launch. Without barriers the threads run as plain calls.
 template <bool Barriers, class Kernel, class... Args>
-void gpucc_launch(const char *name, Kernel kernel, dim3 grid, dim3 block, Args... args) {
+void gpucc_launch(const char *name, Kernel kernel, dim3 grid, dim3 block, size_t shared, Args... args) {
+  if (shared > gpucc_dynamic_shared_allowed(kernel)) {
+    fprintf(stderr,
+            "gpucc CPU runtime: the launch of %s asks for %zu bytes of dynamic shared memory, which a GPU refuses: over "
+            "%zu bytes a launch needs cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) "
+            "first, and no device gives a block more than %zu\n",
+            name, shared, gpucc_default_dynamic_shared, name, gpucc_max_dynamic_shared);
+    gpucc_last_error = cudaErrorInvalidValue;
+    return;
+  }
   if (!gpucc_valid_launch(grid, block)) {
     fprintf(stderr,
             "gpucc CPU runtime: the launch of %s with grid (%u, %u, %u) and blocks of (%u, %u, %u) threads is one a "
@@ -645,6 +755,7 @@ void gpucc_launch(const char *name, Kernel kernel, dim3 grid, dim3 block, Args..
   gridDim = grid;
   blockDim = block;
   gpucc_kernel_name = name;
+  gpucc_dynamic_shared_for(shared);
   gpucc_launch_cells.clear();
   auto call = [&] { kernel(args...); };
   gpucc_body = [](void *context) { (*static_cast<decltype(call) *>(context))(); };

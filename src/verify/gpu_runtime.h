@@ -2,10 +2,11 @@
 // before the emitted .cu, which nvcc compiles against the real CUDA runtime.
 //
 // gpucc rewrites `kernel<<<grid, block>>>(args...)` to
-// `gpucc_launch<BARRIERS>("kernel", kernel, grid, block, args...)`, as for the CPU
-// runtime. Each launch runs once; when `gpucc_time_runs` > 0 (the timing pass, after the
-// comparison, or a second run of a whole program) it then runs that many more times, each between two CUDA events, and the
-// median joins the kernel's total.
+// `gpucc_launch<BARRIERS>("kernel", kernel, grid, block, shared, args...)` (`shared`: the
+// bytes of dynamic shared memory, 0 without), as for the CPU runtime. Each launch runs
+// once; when `gpucc_time_runs` > 0 (the timing pass, after the comparison, or a second run
+// of a whole program) it then runs that many more times, each between two CUDA events, and
+// the median joins the kernel's total.
 #ifndef GPUCC_GPU_RUNTIME_H
 #define GPUCC_GPU_RUNTIME_H
 
@@ -42,8 +43,8 @@ inline void gpucc_gpu_check(cudaError_t e, const char *what) {
 }
 
 template <bool BARRIERS, class... P, class... A>
-void gpucc_launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, A... args) {
-  kernel<<<grid, block>>>(args...);
+void gpucc_launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block, size_t shared, A... args) {
+  kernel<<<grid, block, shared>>>(args...);
   if (gpucc_time_runs <= 0) return;
   gpucc_gpu_check(cudaDeviceSynchronize(), name);
   cudaEvent_t start, stop;
@@ -52,7 +53,7 @@ void gpucc_launch(const char *name, void (*kernel)(P...), dim3 grid, dim3 block,
   std::vector<float> ms;
   for (int r = 0; r < gpucc_time_runs; r++) {
     cudaEventRecord(start);
-    kernel<<<grid, block>>>(args...);
+    kernel<<<grid, block, shared>>>(args...);
     cudaEventRecord(stop);
     gpucc_gpu_check(cudaEventSynchronize(stop), name);
     float t = 0;

@@ -33,6 +33,7 @@ mod pch;
 mod process;
 mod reference;
 pub mod rewrite;
+pub mod shared;
 pub mod timing;
 
 pub use outcome::{element_name, report, Comparison, KernelTime, Outcome};

@@ -4,8 +4,8 @@
 //!
 //! The `.cu` may be hand-written (`gpucc verify` takes any file), so nothing here trusts
 //! the text: comments, strings and character literals are skipped, every bracket is
-//! matched before it is used, and a form the runtime cannot take (a launch with a stream,
-//! dynamic shared memory, a kernel whose parameters cannot be read) is an error that names
+//! matched before it is used, and a form the runtime cannot take (a launch whose kernel has
+//! no plain name, a kernel whose parameters cannot be read) is an error that names
 //! it and its line, never a silently unchecked kernel or a panic. Lines are kept: the
 //! rewritten text has the `.cu`'s line numbers, so a compiler's message points at the
 //! `.cu`.
@@ -85,7 +85,7 @@ impl<'a> Code<'a> {
         Code { text, code }
     }
 
-    fn is_code(&self, at: usize) -> bool {
+    pub(super) fn is_code(&self, at: usize) -> bool {
         self.code.get(at).copied().unwrap_or(false)
     }
 
@@ -137,14 +137,14 @@ impl<'a> Code<'a> {
     }
 
     /// The first byte at or after `from` that is code and not white space.
-    fn next_token(&self, from: usize) -> Option<usize> {
+    pub(super) fn next_token(&self, from: usize) -> Option<usize> {
         (from..self.text.len())
             .find(|&k| self.is_code(k) && !self.text.as_bytes()[k].is_ascii_whitespace())
     }
 }
 
 /// The line (from 1) of byte `at` of `text`.
-fn line_of(text: &str, at: usize) -> usize {
+pub(super) fn line_of(text: &str, at: usize) -> usize {
     text.as_bytes()[..at.min(text.len())]
         .iter()
         .filter(|&&b| b == b'\n')
@@ -154,18 +154,18 @@ fn line_of(text: &str, at: usize) -> usize {
 
 /// The line breaks that `original` had and its replacement `replacement` has not, so that
 /// the text after a replacement keeps its line numbers.
-fn lines_lost(original: &str, replacement: &str) -> String {
+pub(super) fn lines_lost(original: &str, replacement: &str) -> String {
     let count = |t: &str| t.bytes().filter(|&b| b == b'\n').count();
     "\n".repeat(count(original).saturating_sub(count(replacement)))
 }
 
-fn is_ident_byte(b: u8) -> bool {
+pub(super) fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
 /// Where the identifier that ends `s` starts (`s.len()` when none does): always a char
 /// boundary, since identifier bytes are ASCII.
-fn trailing_ident_start(s: &str) -> usize {
+pub(super) fn trailing_ident_start(s: &str) -> usize {
     let bytes = s.as_bytes();
     let mut k = bytes.len();
     while k > 0 && is_ident_byte(bytes[k - 1]) {
@@ -174,10 +174,10 @@ fn trailing_ident_start(s: &str) -> usize {
     k
 }
 
-/// `kernel<<<grid, block>>>(args);` →
-/// `gpucc_launch<BARRIERS>("kernel", kernel, grid, block, args);`, where `BARRIERS` says
-/// whether the kernel's definition in `cu` calls `__syncthreads()`. A launch with dynamic
-/// shared memory or a stream, or whose kernel has no plain name, is an error.
+/// `kernel<<<grid, block, shared>>>(args);` →
+/// `gpucc_launch<BARRIERS>("kernel", kernel, grid, block, shared, args);`, where `BARRIERS`
+/// says whether the kernel's definition in `cu` calls `__syncthreads()`. A launch whose
+/// kernel has no plain name is an error.
 pub fn rewrite_launches(cu: &str) -> Result<String, String> {
     let code = Code::new(cu);
     let bytes = cu.as_bytes();
@@ -225,18 +225,14 @@ pub fn rewrite_launches(cu: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// The grid and block of a launch configuration; a third argument (dynamic shared memory)
-/// only when it is `0`; a fourth (a stream) is dropped: the launches run in program order,
-/// one a stream allows.
+/// The grid, block and bytes of dynamic shared memory of a launch configuration (`0` when
+/// it gives none); a fourth argument (a stream) is dropped: the launches run in program
+/// order, one a stream allows.
 fn launch_configuration(config: &str) -> Result<String, String> {
     let parts = split_top_level(config, false);
     match parts.len() {
-        2 => Ok(parts.join(", ")),
-        3 | 4 if parts[2] == "0" || parts[2] == "0u" => Ok(parts[..2].join(", ")),
-        3 | 4 => Err(format!(
-            "uses dynamic shared memory (`{}`), which the CPU runtime does not provide",
-            parts[2]
-        )),
+        2 => Ok(format!("{}, 0", parts.join(", "))),
+        3 | 4 => Ok(parts[..3].join(", ")),
         _ => Err("needs a grid and a block (`<<<grid, block>>>`)".to_string()),
     }
 }
@@ -335,7 +331,7 @@ pub fn instrument(cu: &str) -> Result<String, String> {
                 for n in &names {
                     out.push_str(&format!(" {n}.gpucc_name = \"{n}\";"));
                 }
-                let body = shared_declarations(&cu[after + 1..end + 1])
+                let body = super::shared::shared_declarations(&cu[after + 1..end + 1])
                     .map_err(|(at, why)| format!("line {}: {why}", line_of(cu, after) + at - 1))?;
                 out.push_str(&body);
                 copied = end + 1;
@@ -386,7 +382,7 @@ fn split_top_level(text: &str, angles: bool) -> Vec<String> {
     parts
 }
 
-fn is_ident(s: &str) -> bool {
+pub(super) fn is_ident(s: &str) -> bool {
     !s.is_empty() && !s.as_bytes()[0].is_ascii_digit() && s.bytes().all(is_ident_byte)
 }
 
@@ -435,102 +431,6 @@ pub fn array_param(p: &str) -> Option<(String, String)> {
     ok.then(|| (ty.to_string(), name.to_string()))
 }
 
-/// `__shared__ float A_shared[64][17];` →
-/// `__shared__ gpucc_shared<float[64][17]> A_shared("A_shared");` (each declarator of a
-/// list its own declaration, on the same lines). Dynamic shared memory (`[]`) is an
-/// error: its line in `body` (from 1) and why.
-pub fn shared_declarations(body: &str) -> Result<String, (usize, String)> {
-    let code = Code::new(body);
-    let mut out = String::with_capacity(body.len());
-    let mut copied = 0;
-    let mut from = 0;
-    while let Some(at) = code.find("__shared__", from) {
-        let decl_start = at + "__shared__".len();
-        from = decl_start;
-        let bytes = body.as_bytes();
-        let whole_word = at.checked_sub(1).is_none_or(|k| !is_ident_byte(bytes[k]))
-            && bytes.get(decl_start).is_none_or(|&b| !is_ident_byte(b));
-        if !whole_word {
-            continue;
-        }
-        let line = line_of(body, at);
-        let semi = code
-            .find(";", decl_start)
-            .ok_or_else(|| (line, "a `__shared__` declaration has no `;`".to_string()))?;
-        let decl = &body[decl_start..semi];
-        out.push_str(&body[copied..decl_start]);
-        copied = semi;
-        from = semi;
-        if !decl.contains('[') {
-            out.push_str(decl);
-            continue;
-        }
-        let declarators = split_params(decl);
-        let first = declarators.first().map(String::as_str).unwrap_or("");
-        let bracket = first.find('[').unwrap_or(first.len());
-        let head = first[..bracket].trim_end();
-        let name_start = trailing_ident_start(head);
-        // `__align__(16)`: the CPU runtime aligns every shared array so.
-        let ty = strip_align(head[..name_start].trim());
-        if ty.is_empty() {
-            return Err((
-                line,
-                format!(
-                    "the check cannot read the `__shared__` declaration `{}`",
-                    decl.trim()
-                ),
-            ));
-        }
-        let mut parts = Vec::new();
-        for (k, d) in declarators.iter().enumerate() {
-            let d = if k == 0 {
-                &first[name_start..]
-            } else {
-                d.as_str()
-            };
-            let bracket = d.find('[');
-            let name = d[..bracket.unwrap_or(d.len())].trim();
-            let dims = bracket.map_or("", |b| d[b..].trim());
-            if !is_ident(name) {
-                return Err((
-                    line,
-                    format!(
-                        "the check cannot read the `__shared__` declaration `{}`",
-                        decl.trim()
-                    ),
-                ));
-            }
-            if dims.replace(' ', "").contains("[]") {
-                return Err((
-                    line,
-                    format!("`{name}` is dynamic shared memory (`[]`), which the CPU runtime does not provide"),
-                ));
-            }
-            parts.push(if dims.is_empty() {
-                format!("{ty} {name}")
-            } else {
-                format!("gpucc_shared<{ty}{dims}> {name}(\"{name}\")")
-            });
-        }
-        let parts = format!(" {}", parts.join("; __shared__ "));
-        out.push_str(&parts);
-        out.push_str(&lines_lost(decl, &parts));
-    }
-    out.push_str(&body[copied..]);
-    Ok(out)
-}
-
-/// A declaration's type without its `__align__(N)` (wherever it stands).
-fn strip_align(ty: &str) -> String {
-    let Some(at) = ty.find("__align__") else {
-        return ty.to_string();
-    };
-    let end = ty[at..].find(')').map_or(ty.len(), |k| at + k + 1);
-    format!("{} {}", ty[..at].trim(), ty[end..].trim())
-        .trim()
-        .to_string()
-}
-
 /// Whether the body of `__global__ void kernel(...) { ... }` in `cu` holds
 /// `__syncthreads` or a warp shuffle (threads that meet need fibers); `true` when the
 /// body cannot be found (fibers run every kernel correctly, only slower).
@@ -571,26 +471,31 @@ mod tests {
     fn launches_become_calls() {
         assert_eq!(
             rewrite_launches("  k<<<dim3(2, 8), dim3(16, 16)>>>(d_A, n);\n  x = a << 2;").unwrap(),
-            "  gpucc_launch<true>(\"k\", k, dim3(2, 8), dim3(16, 16), d_A, n);\n  x = a << 2;"
+            "  gpucc_launch<true>(\"k\", k, dim3(2, 8), dim3(16, 16), 0, d_A, n);\n  x = a << 2;"
         );
         let cu = "__global__ void k(float *a) {\n  if (a) { a[0] = 1; }\n}\n__global__ void s(float *a) {\n  { __syncthreads(); }\n}\n";
         assert_eq!(
             rewrite_launches(&format!("{cu}k<<<1, 32>>>();")).unwrap(),
-            format!("{cu}gpucc_launch<false>(\"k\", k, 1, 32);")
+            format!("{cu}gpucc_launch<false>(\"k\", k, 1, 32, 0);")
         );
         assert_eq!(
             rewrite_launches(&format!("{cu}s<<<1, 32>>>(a);")).unwrap(),
-            format!("{cu}gpucc_launch<true>(\"s\", s, 1, 32, a);")
+            format!("{cu}gpucc_launch<true>(\"s\", s, 1, 32, 0, a);")
         );
-        // Comments and strings are not launches; zero shared memory and stream are dropped.
+        // Comments and strings are not launches; a stream is dropped.
         assert_eq!(
             rewrite_launches("// k<<<\nputs(\"<<<\");\nk <<<1, 2, 0, 0>>> ( a );").unwrap(),
-            "// k<<<\nputs(\"<<<\");\ngpucc_launch<true>(\"k\", k, 1, 2,  a );"
+            "// k<<<\nputs(\"<<<\");\ngpucc_launch<true>(\"k\", k, 1, 2, 0,  a );"
         );
-        // A stream is dropped: the launches run in program order.
+        // A stream is dropped: the launches run in program order. Dynamic shared memory
+        // is the runtime's to provide.
         assert_eq!(
             rewrite_launches("k<<<g, b, 0, stream>>>(a);").unwrap(),
-            "gpucc_launch<true>(\"k\", k, g, b, a);"
+            "gpucc_launch<true>(\"k\", k, g, b, 0, a);"
+        );
+        assert_eq!(
+            rewrite_launches("k<<<g, b, n * sizeof(float)>>>(a);").unwrap(),
+            "gpucc_launch<true>(\"k\", k, g, b, n * sizeof(float), a);"
         );
     }
 
@@ -603,7 +508,6 @@ mod tests {
             ),
             ("\nk<<<1, 2", "line 2: a launch `<<<` has no `>>>`"),
             ("(<<<1, 2>>>(a);", "cannot read the name of the kernel"),
-            ("k<<<1, 2, 64>>>(a);", "uses dynamic shared memory (`64`)"),
             ("k<<<1>>>(a);", "needs a grid and a block"),
         ] {
             let e = rewrite_launches(cu).unwrap_err();
@@ -651,8 +555,8 @@ mod tests {
                 "cannot instrument parameter `float **a`",
             ),
             (
-                "__global__ void k(float *a) {\n\n extern __shared__ float d[]; }",
-                "line 3: `d` is dynamic shared memory",
+                "__global__ void k(float *a) {\n\n __shared__ float d[]; }",
+                "line 3: `d` has no size",
             ),
             (
                 "__global__ void k(float *a) { __shared__ float d[3] }",
