@@ -6,7 +6,9 @@
 use super::cexpr::{self, print, CExpr};
 use crate::codegen::coordinate_name;
 use crate::codegen::ir::{Expr, Op, Stage};
-use crate::transform::datacopy::{shared_bytes_with, DataCopy, Memory, STATIC_SHARED_BYTES};
+use crate::transform::datacopy::{
+    shared_bytes_with, shared_copy_bytes, DataCopy, Memory, STATIC_SHARED_BYTES,
+};
 use crate::transform::Transformed;
 
 /// A wide copy's instance (`copy.width` elements from `element` on): one vector load and
@@ -258,21 +260,17 @@ pub(super) struct DynamicShared {
 pub(super) const DYNAMIC_SHARED: &str = "gpucc_shared_memory";
 
 pub(super) fn dynamic_shared(t: &Transformed, kernel: usize) -> Option<DynamicShared> {
-    let total = shared_bytes_with(t, kernel, |_, c| c.buffers());
-    if total <= STATIC_SHARED_BYTES {
+    let bytes = shared_bytes_with(t, kernel, |_, c| c.buffers());
+    if bytes <= STATIC_SHARED_BYTES {
         return None;
     }
     let mut offsets = Vec::new();
-    let mut bytes = 0;
+    let mut offset = 0;
     for (i, c) in t.copies.iter().enumerate() {
-        if c.kernel != kernel || c.memory != Memory::Shared {
-            continue;
+        if c.kernel == kernel && c.memory == Memory::Shared {
+            offsets.push((i, offset));
+            offset += shared_copy_bytes(t, c, c.buffers());
         }
-        offsets.push((i, bytes));
-        let size = c.dims.iter().product::<i64>()
-            * t.program.arrays[c.array].elem.size_bytes() as i64
-            * c.buffers();
-        bytes += (size + 15) / 16 * 16;
     }
     Some(DynamicShared { bytes, offsets })
 }

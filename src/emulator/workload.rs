@@ -18,7 +18,7 @@ use crate::frontend::ast::ScalarType;
 use crate::poly::affine::Var;
 use crate::poly::program::StatementKind;
 use crate::poly::ArrayKind;
-use crate::transform::datacopy::Memory;
+use crate::transform::datacopy::{shared_bytes_with, Memory};
 use crate::transform::{Placement, StmtKind, Transformed};
 
 use super::lanes::{l1_reuse, lanes_at, lanes_of, Lanes};
@@ -693,17 +693,13 @@ fn kernel_work(
     counts: Counts,
     (blocks, working_share, block): (f64, f64, Vec<i64>),
 ) -> KernelWork {
-    let mut shared_bytes = 0;
+    let shared_bytes = shared_bytes_with(t, k.kernel, |_, c| c.buffers());
     let mut register_words = 0;
     for c in &t.copies {
-        if c.kernel != k.kernel {
-            continue;
-        }
-        let elems: i64 = c.dims.iter().product::<i64>() * c.buffers();
-        let bytes = elems * t.program.arrays[c.array].elem.size_bytes() as i64;
-        match c.memory {
-            Memory::Shared => shared_bytes += bytes,
-            Memory::Registers => register_words += (bytes + 3) / 4,
+        if c.kernel == k.kernel && c.memory == Memory::Registers {
+            let elems: i64 = c.dims.iter().product::<i64>() * c.buffers();
+            let bytes = elems * t.program.arrays[c.array].elem.size_bytes() as i64;
+            register_words += (bytes + 3) / 4;
         }
     }
     let array_bytes: Vec<f64> = counts

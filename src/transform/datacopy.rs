@@ -98,7 +98,8 @@ pub const STATIC_SHARED_BYTES: i64 = 48 * 1024;
 pub const MAX_SHARED_BYTES: i64 = 227 * 1024;
 
 /// Bytes of shared memory the copies of `kernel` take, with `buffers(copy index, copy)`
-/// buffers each.
+/// buffers each, each copy's bytes rounded up to 16 (where the next starts in dynamic
+/// shared memory, `src/cuda/copies.rs`).
 pub fn shared_bytes_with(
     t: &Transformed,
     kernel: usize,
@@ -108,12 +109,16 @@ pub fn shared_bytes_with(
         .iter()
         .enumerate()
         .filter(|(_, c)| c.kernel == kernel && c.memory == Memory::Shared)
-        .map(|(i, c)| {
-            c.dims.iter().product::<i64>()
-                * t.program.arrays[c.array].elem.size_bytes() as i64
-                * buffers(i, c)
-        })
+        .map(|(i, c)| shared_copy_bytes(t, c, buffers(i, c)))
         .sum()
+}
+
+/// Bytes of one shared copy with `buffers` buffers, rounded up to 16.
+pub fn shared_copy_bytes(t: &Transformed, c: &DataCopy, buffers: i64) -> i64 {
+    let bytes = c.dims.iter().product::<i64>()
+        * t.program.arrays[c.array].elem.size_bytes() as i64
+        * buffers;
+    (bytes + 15) / 16 * 16
 }
 
 /// What a copy is made per: a name and, per statement of the scope, its value.
@@ -546,7 +551,7 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
             }
         }
         let used = shared_bytes_with(t, k, |_, c| c.buffers());
-        let bytes = dims.iter().product::<i64>() * elem.size_bytes() as i64;
+        let bytes = (dims.iter().product::<i64>() * elem.size_bytes() as i64 + 15) / 16 * 16;
         if used + bytes > MAX_SHARED_BYTES {
             return Err(TransformError::new(format!(
                 "the kernel's shared memory would be {} bytes (at most {MAX_SHARED_BYTES}, the most a GPU gives one block)",
