@@ -294,7 +294,8 @@ fn every_warp_shuffle_and_the_atomic_family_run_as_on_a_gpu() {
 
 /// Dynamic shared memory as the CUDA samples use it (`extern __shared__ float sdata[]`,
 /// sized by the launch): verified; a launch that gives half the bytes is caught at the
-/// first element past them, and a missing barrier is the race it is.
+/// first element past them, a missing barrier is the race it is, and an element no thread
+/// wrote reads as a NaN (the runtime fills the launch's bytes with 0xFF), not as a zero.
 #[test]
 fn dynamic_shared_memory_written_by_hand_is_checked() {
     let good = verify_case("rowsum_dynamic_shared.cu");
@@ -320,6 +321,14 @@ fn dynamic_shared_memory_written_by_hand_is_checked() {
         out.contains("NOT verified: data race in kernel rowsum_kernel on sdata["),
         "{out}{err}"
     );
+    let (out, err) = rowsum_mutant_fails(
+        &good,
+        "rowsum_dynamic_shared.cu",
+        "  sdata[j] = A[",
+        "  if (j > 0) sdata[j] = A[",
+        "rowsum_dynamic_shared_unwritten.cu",
+    );
+    assert!(out.contains("DIFFERENT, first at s[0]"), "{out}{err}");
 }
 
 /// Shared tiles over the 48 KB a block may declare statically (double-buffered DGEMM

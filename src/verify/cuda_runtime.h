@@ -366,7 +366,9 @@ template <class Kernel> cudaError_t cudaFuncSetAttribute(Kernel kernel, cudaFunc
   return cudaSuccess;
 }
 
-// The buffer of a launch's `bytes` (kept, and grown, from launch to launch).
+// The buffer of a launch's `bytes` (kept, and grown, from launch to launch), every byte
+// 0xFF (a NaN in every float and double), so that a read of an element no thread of the
+// launch wrote shows in the results instead of reading a zero by luck.
 inline void gpucc_dynamic_shared_for(size_t bytes) {
   if (bytes > gpucc_dynamic_shared_capacity) {
     free(gpucc_dynamic_shared);
@@ -379,6 +381,7 @@ inline void gpucc_dynamic_shared_for(size_t bytes) {
     gpucc_dynamic_shared_capacity = rounded;
   }
   gpucc_dynamic_shared_size = bytes;
+  if (bytes) memset(gpucc_dynamic_shared, 0xFF, bytes);
 }
 
 [[noreturn]] inline void gpucc_past_dynamic_shared(const char *name, long long from, size_t bytes) {
