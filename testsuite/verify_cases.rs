@@ -295,7 +295,8 @@ fn every_warp_shuffle_and_the_atomic_family_run_as_on_a_gpu() {
 /// Dynamic shared memory as the CUDA samples use it (`extern __shared__ float sdata[]`,
 /// sized by the launch): verified; a launch that gives half the bytes is caught at the
 /// first element past them, a missing barrier is the race it is, and an element no thread
-/// wrote reads as a NaN (the runtime fills the launch's bytes with 0xFF), not as a zero.
+/// wrote reads as a NaN (the runtime fills shared memory with 0xFF before each block), not
+/// as a zero.
 #[test]
 fn dynamic_shared_memory_written_by_hand_is_checked() {
     let good = verify_case("rowsum_dynamic_shared.cu");

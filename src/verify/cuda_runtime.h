@@ -311,13 +311,28 @@ template <class T> struct gpucc_array {
   operator T *() const { return p; }
 };
 
+// Shared memory holds nothing a block may rely on when it starts: the __shared__ arrays
+// met so far are filled with 0xFF bytes (a NaN in every float and double) before each
+// block runs, and so is a launch's dynamic shared memory, so that a read of an element
+// no thread of the block wrote shows in the results instead of reading a zero, or what
+// the block before wrote, by luck.
+struct gpucc_shared_region {
+  void *p;
+  size_t bytes;
+};
+inline gpucc_shared_region gpucc_shared_regions[256];
+inline int gpucc_shared_region_count = 0;
+
 // A __shared__ array of type T, aligned as the widest vector a wide copy stores
 // (`__shared__ __align__(16)`: gpucc's rewrite drops the attribute).
 template <class T> struct gpucc_shared {
   using E = std::remove_extent_t<T>;
   alignas(16) T data;
   const char *gpucc_name;
-  explicit gpucc_shared(const char *name) : gpucc_name(name) {}
+  explicit gpucc_shared(const char *name) : gpucc_name(name) {
+    memset((void *)&data, 0xFF, sizeof(T));
+    if (gpucc_shared_region_count < 256) gpucc_shared_regions[gpucc_shared_region_count++] = {(void *)&data, sizeof(T)};
+  }
   gpucc_ref<E> operator[](long i) { return {&data[i], gpucc_place{gpucc_name, {i}, 1, false}}; }
 };
 
@@ -366,9 +381,7 @@ template <class Kernel> cudaError_t cudaFuncSetAttribute(Kernel kernel, cudaFunc
   return cudaSuccess;
 }
 
-// The buffer of a launch's `bytes` (kept, and grown, from launch to launch), every byte
-// 0xFF (a NaN in every float and double), so that a read of an element no thread of the
-// launch wrote shows in the results instead of reading a zero by luck.
+// The buffer of a launch's `bytes` (kept, and grown, from launch to launch).
 inline void gpucc_dynamic_shared_for(size_t bytes) {
   if (bytes > gpucc_dynamic_shared_capacity) {
     free(gpucc_dynamic_shared);
@@ -381,7 +394,13 @@ inline void gpucc_dynamic_shared_for(size_t bytes) {
     gpucc_dynamic_shared_capacity = rounded;
   }
   gpucc_dynamic_shared_size = bytes;
-  if (bytes) memset(gpucc_dynamic_shared, 0xFF, bytes);
+}
+
+// Before each block: its shared memory as a GPU leaves it, undefined (see gpucc_shared).
+inline void gpucc_poison_shared() {
+  for (int k = 0; k < gpucc_shared_region_count; k++)
+    memset(gpucc_shared_regions[k].p, 0xFF, gpucc_shared_regions[k].bytes);
+  if (gpucc_dynamic_shared_size) memset(gpucc_dynamic_shared, 0xFF, gpucc_dynamic_shared_size);
 }
 
 [[noreturn]] inline void gpucc_past_dynamic_shared(const char *name, long long from, size_t bytes) {
@@ -773,6 +792,7 @@ void gpucc_launch(const char *name, Kernel kernel, dim3 grid, dim3 block, size_t
         blockIdx = dim3(bx, by, bz);
         gpucc_block_id = int(bx + grid.x * (by + grid.y * bz));
         gpucc_block_cells.clear();
+        gpucc_poison_shared();
         if (Barriers) {
           gpucc_run_fibers(fibers, n);
         } else {
