@@ -517,3 +517,26 @@ fn loops_that_distribution_would_break_are_left_whole() {
         );
     }
 }
+
+/// Phase IV searches the tile sizes of twin nests once (`src/tune/values.rs`, `twin`):
+/// nests that compute the same on other arrays, as stencil3d_heat's two sweeps (`A` to `B`,
+/// then `B` to `A`), have one signature; mm2's two matrix products (other statements,
+/// other sizes) do not.
+#[test]
+fn twin_nests_share_a_signature_and_others_do_not() {
+    let signatures = |file: &str| -> Vec<String> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let mut program = crate::harness::programs_with(&path, &[]).remove(0);
+        let deps = gpucc::deps::analyze(&mut program).unwrap();
+        let device = gpucc::device::Device::default_device();
+        let plan = gpucc::strategy::plan(&program, &deps, &device, &[], true);
+        plan.nests().iter().map(|n| n.signature(&program)).collect()
+    };
+    let heat = signatures("testsuite/strategy/kernels/stencil3d_heat.c");
+    assert_eq!(heat.len(), 2, "{heat:?}");
+    assert_eq!(heat[0], heat[1]);
+    assert!(heat[0].contains("@0[i][j][k] = "), "{}", heat[0]);
+    let mm2 = signatures("testsuite/strategy/kernels/mm2.c");
+    assert_eq!(mm2.len(), 2, "{mm2:?}");
+    assert_ne!(mm2[0], mm2[1]);
+}

@@ -75,6 +75,58 @@ pub struct Nest {
     pub variants: Vec<Variant>,
 }
 
+impl Nest {
+    /// What the nest computes with its arrays named by their order of appearance: its
+    /// statements' text, the loops around each (iterator, bounds, step), its host loops,
+    /// and the type and extents of each array. Two nests with the same signature are one
+    /// computation on other arrays (heat-3d's two sweeps, `A` to `B` then `B` to `A`), so
+    /// their kernels' emulated times are the same functions of their tile sizes.
+    pub fn signature(&self, p: &Program) -> String {
+        let mut arrays: Vec<usize> = Vec::new();
+        let mut out = format!("host {:?}\n", self.host);
+        for &s in &self.statements {
+            let st = &p.statements[s];
+            for &l in &st.loops {
+                let l = &p.loops[l];
+                out.push_str(&format!("for {} {} {}; ", l.iterator, l.bounds, l.step));
+            }
+            // The text, each identifier that names an array replaced by its place.
+            let mut word = String::new();
+            for c in st.text.chars().chain(std::iter::once(' ')) {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    word.push(c);
+                    continue;
+                }
+                if !word.is_empty() {
+                    match p.arrays.iter().position(|a| a.name == word) {
+                        Some(a) => {
+                            let place = arrays.iter().position(|&b| b == a).unwrap_or_else(|| {
+                                arrays.push(a);
+                                arrays.len() - 1
+                            });
+                            out.push_str(&format!("@{place}"));
+                        }
+                        None => out.push_str(&word),
+                    }
+                    word.clear();
+                }
+                out.push(c);
+            }
+            out.push('\n');
+        }
+        for a in arrays {
+            let a = &p.arrays[a];
+            out.push_str(&format!(
+                "{} {:?} {:?}\n",
+                a.elem.c_name(),
+                a.dim_texts,
+                a.kind
+            ));
+        }
+        out
+    }
+}
+
 /// Statements run by a single thread, in order.
 #[derive(Clone, Debug)]
 pub struct SerialRun {

@@ -292,6 +292,7 @@ fn attempt(
     let bounds = PlanBounds::new(&analysis, &nests, o.device, o.prune);
     let mut skipped = 0;
     // Phase III: each nest's variants with the others fixed.
+    let mut phase3 = vec![0; legal.len()];
     for k in 0..legal.len() {
         let text_with = |v: &Variant| {
             let mut trial = chosen.clone();
@@ -394,7 +395,10 @@ fn attempt(
             }
         }
         match nest_best {
-            Some((_, j)) => chosen[k] = legal[k][j].clone(),
+            Some((_, j)) => {
+                chosen[k] = legal[k][j].clone();
+                phase3[k] = j;
+            }
             None => {
                 let first = rows
                     .iter()
@@ -404,8 +408,15 @@ fn attempt(
             }
         }
     }
-    // Phase IV: the chosen variants' parameter values, nest by nest.
+    // Phase IV: the chosen variants' parameter values, nest by nest; a nest that is an
+    // earlier one on other arrays takes its values ([`values::twin`]).
+    let before = chosen.clone();
     for k in 0..chosen.len() {
+        if let Some(j) = values::twin(&plan.program, &nests, &legal, &phase3, &before, k) {
+            let found: Vec<i64> = chosen[j].params.iter().map(|p| p.value).collect();
+            chosen[k] = chosen[k].with_values(&found);
+            continue;
+        }
         let searched = values::search(
             &plan, program, deps, o, &mut evals, &chosen, k, &bounds, &mut best,
         );
@@ -492,14 +503,25 @@ pub(crate) fn refine(
     // The unroll depth, where unrolling applies cleanly (no loop left out).
     let mut unroll = 0;
     if !chosen.is_empty() {
-        let texts: Vec<String> = [1, 2].iter().map(|d| text_of(plan, &chosen, *d)).collect();
+        let mut texts: Vec<String> = [1, 2].iter().map(|d| text_of(plan, &chosen, *d)).collect();
+        // The chosen values themselves where they were never compiled together (twin
+        // nests, `values::twin`), in the same batch: what the refinements must beat.
+        let base = text_of(plan, &chosen, 0);
+        let unseen = !evals.memo.contains_key(&base);
+        if unseen {
+            evals.expected += 1;
+            texts.push(base);
+        }
+        let outcomes = evals.run(program, deps, o, &texts);
+        if unseen {
+            keep_best(best, &outcomes[2], &texts[2]);
+        }
         let base_time = best
             .as_ref()
             .map(|(t, _, _)| *t)
             .unwrap_or((f64::INFINITY, f64::INFINITY));
-        let outcomes = evals.run(program, deps, o, &texts);
         let mut best_time = base_time;
-        for (j, outcome) in outcomes.iter().enumerate() {
+        for (j, outcome) in outcomes.iter().take(2).enumerate() {
             keep_best(best, outcome, &texts[j]);
             if let Ok(est) = outcome {
                 if est.faster_than(best_time) {

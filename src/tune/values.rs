@@ -34,6 +34,40 @@ pub(super) struct Searched {
     pub skipped: usize,
 }
 
+/// The earlier nest whose Phase IV values nest `k` takes instead of searching its own:
+/// one with the same signature ([`crate::strategy::Nest::signature`]: the same
+/// computation on other arrays, as heat-3d's two sweeps) whose Phase III chose the
+/// variant in the same place among the same number, with the same parameter values and
+/// combinations. The emulated time of a program is the sum of its kernels', and the
+/// twins' kernels' times are the same functions of the values, so the search would find
+/// the same values again (`predicted.py`: the same predictions on 77 programs).
+pub(super) fn twin(
+    program: &Program,
+    nests: &[crate::strategy::Nest],
+    legal: &[Vec<Variant>],
+    phase3: &[usize],
+    chosen: &[Variant],
+    k: usize,
+) -> Option<usize> {
+    let same_variant = |j: usize| {
+        let (a, b) = (&chosen[j], &chosen[k]);
+        phase3[j] == phase3[k]
+            && legal[j].len() == legal[k].len()
+            && a.combos == b.combos
+            && a.params.len() == b.params.len()
+            && a.params
+                .iter()
+                .zip(&b.params)
+                .all(|(x, y)| x.value == y.value)
+            && (a.wide, a.double, a.interleaved) == (b.wide, b.double, b.interleaved)
+    };
+    if nests.len() != chosen.len() || chosen[k].params.is_empty() {
+        return None;
+    }
+    let signature = nests[k].signature(program);
+    (0..k).find(|&j| same_variant(j) && nests[j].signature(program) == signature)
+}
+
 /// At most `n` of `combos`, evenly spread (the first always among them).
 fn spread(combos: &[Vec<i64>], n: usize) -> Vec<Vec<i64>> {
     if combos.len() <= n {
