@@ -411,8 +411,9 @@ fn attempt(
     // Phase IV: the chosen variants' parameter values, nest by nest; a nest that is an
     // earlier one on other arrays takes its values ([`values::twin`]).
     let before = chosen.clone();
+    let signatures: Vec<String> = nests.iter().map(|n| n.signature(&plan.program)).collect();
     for k in 0..chosen.len() {
-        if let Some(j) = values::twin(&plan.program, &nests, &legal, &phase3, &before, k) {
+        if let Some(j) = values::twin(&signatures, &legal, &phase3, &before, k) {
             let found: Vec<i64> = chosen[j].params.iter().map(|p| p.value).collect();
             chosen[k] = chosen[k].with_values(&found);
             continue;

@@ -35,15 +35,14 @@ pub(super) struct Searched {
 }
 
 /// The earlier nest whose Phase IV values nest `k` takes instead of searching its own:
-/// one with the same signature ([`crate::strategy::Nest::signature`]: the same
+/// one with the same signature (`signatures`, one per nest) ([`crate::strategy::Nest::signature`]: the same
 /// computation on other arrays, as heat-3d's two sweeps) whose Phase III chose the
 /// variant in the same place among the same number, with the same parameter values and
 /// combinations. The emulated time of a program is the sum of its kernels', and the
 /// twins' kernels' times are the same functions of the values, so the search would find
 /// the same values again (`predicted.py`: the same predictions on 77 programs).
 pub(super) fn twin(
-    program: &Program,
-    nests: &[crate::strategy::Nest],
+    signatures: &[String],
     legal: &[Vec<Variant>],
     phase3: &[usize],
     chosen: &[Variant],
@@ -61,11 +60,10 @@ pub(super) fn twin(
                 .all(|(x, y)| x.value == y.value)
             && (a.wide, a.double, a.interleaved) == (b.wide, b.double, b.interleaved)
     };
-    if nests.len() != chosen.len() || chosen[k].params.is_empty() {
+    if signatures.len() != chosen.len() || chosen[k].params.is_empty() {
         return None;
     }
-    let signature = nests[k].signature(program);
-    (0..k).find(|&j| same_variant(j) && nests[j].signature(program) == signature)
+    (0..k).find(|&j| same_variant(j) && signatures[j] == signatures[k])
 }
 
 /// At most `n` of `combos`, evenly spread (the first always among them).

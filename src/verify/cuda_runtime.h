@@ -362,20 +362,25 @@ struct gpucc_kernel_limit {
 inline gpucc_kernel_limit gpucc_kernel_limits[64];
 inline int gpucc_kernel_limit_count = 0;
 
-template <class Kernel> size_t gpucc_dynamic_shared_allowed(Kernel kernel) {
+// The limit set for `kernel`, or null where none was.
+inline gpucc_kernel_limit *gpucc_limit_of(const void *kernel) {
   for (int k = 0; k < gpucc_kernel_limit_count; k++)
-    if (gpucc_kernel_limits[k].kernel == (const void *)kernel) return gpucc_kernel_limits[k].bytes;
-  return gpucc_default_dynamic_shared;
+    if (gpucc_kernel_limits[k].kernel == kernel) return &gpucc_kernel_limits[k];
+  return nullptr;
+}
+
+template <class Kernel> size_t gpucc_dynamic_shared_allowed(Kernel kernel) {
+  const gpucc_kernel_limit *limit = gpucc_limit_of((const void *)kernel);
+  return limit ? limit->bytes : gpucc_default_dynamic_shared;
 }
 
 template <class Kernel> cudaError_t cudaFuncSetAttribute(Kernel kernel, cudaFuncAttribute attribute, int value) {
   if (attribute != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;  // a hint on the CPU
   if (value < 0 || (size_t)value > gpucc_max_dynamic_shared) return cudaErrorInvalidValue;
-  for (int k = 0; k < gpucc_kernel_limit_count; k++)
-    if (gpucc_kernel_limits[k].kernel == (const void *)kernel) {
-      gpucc_kernel_limits[k].bytes = (size_t)value;
-      return cudaSuccess;
-    }
+  if (gpucc_kernel_limit *limit = gpucc_limit_of((const void *)kernel)) {
+    limit->bytes = (size_t)value;
+    return cudaSuccess;
+  }
   if (gpucc_kernel_limit_count == 64) return cudaErrorInvalidValue;
   gpucc_kernel_limits[gpucc_kernel_limit_count++] = {(const void *)kernel, (size_t)value};
   return cudaSuccess;
