@@ -155,3 +155,49 @@ fn gemm_main_loops_issue_many_fmas_per_shared_load() {
         );
     }
 }
+
+/// A nine-point stencil's footprint is a union of nine shifted boxes that fills its box:
+/// copied as the box, the copy is one loop nest (one assignment to the tile) that the CPU
+/// check accepts at sizes that leave partial tiles; copied as the union, isl split it into
+/// five cases and its AST took three times as long to build.
+#[test]
+fn a_footprint_that_fills_its_box_is_copied_as_one_loop_nest() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testsuite/strategy/kernels/stencil2d_9pt.c");
+    let recipe = scratch_path("stencil9.lua");
+    std::fs::write(
+        &recipe,
+        "tile_by_index({\"j\", \"i\"}, {32, 32}, {l1_control=\"jj\", l2_control=\"ii\"}, {\"ii\", \"jj\", \"i\", \"j\"})\n\
+         tile_by_index({\"i\"}, {4}, {l1_control=\"ir\"}, {\"ii\", \"jj\", \"i\", \"j\", \"ir\"})\n\
+         cudaize(\"stencil2d_9pt_kernel\", {}, {block={\"jj\", \"ii\"}, thread={\"j\", \"i\"}})\n\
+         copy_to_shared(\"tx\", \"A\", -16)\n\
+         unroll(\"ir\")\n",
+    )
+    .unwrap();
+    let cu = scratch_path("stencil9.cu");
+    let (code, _, err) = gpucc_on(
+        "compile",
+        &path,
+        &[
+            "--recipe",
+            recipe.to_str().unwrap(),
+            "-D",
+            "N=100",
+            "-D",
+            "M=99",
+            "-o",
+            cu.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&cu).unwrap();
+    let copies = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("A_shared[") && l.contains("] = A["))
+        .count();
+    assert_eq!(copies, 1, "the copy is not one loop nest:\n{text}");
+    let options: Vec<String> = ["-D", "N=100", "-D", "M=99"].map(String::from).to_vec();
+    verify_cases(std::slice::from_ref(&path), |_| {
+        Ok((path.clone(), options.clone(), text.clone()))
+    });
+}

@@ -210,15 +210,18 @@ impl<'a> Footprints<'a> {
     /// isl text of a relation from the footprint's wrapped pairs to the copy's instances,
     /// applied to them; the domain as isl text.
     ///
-    /// With a `hull` (a copy-in only), a footprint that is not its box but spans it along
-    /// every dimension is copied as the box instead. A stencil's footprint is a union of
-    /// shifted boxes (a 3-D seven-point stencil's, a cross of seven), and isl's AST for
-    /// copying exactly that union took 3 s a kernel (`stencil3d_heat.c`), with loop bounds
-    /// of a dozen `min`s and `max`es each; the box's took 80 ms, and its few extra
-    /// elements (the cross's corners: 5% there) are elements of the array, read and never
-    /// used. A footprint with a gap along some dimension keeps its exact copy: its box may
-    /// be most of the array (reads far apart, like SYRK's `A[i][k]` and `A[j][k]`, get
-    /// copies of their own before that: `datacopy`'s reference groups).
+    /// With a `hull` (a copy-in only), a footprint that spans its box along every
+    /// dimension is copied as the box instead. A stencil's footprint is a union of shifted
+    /// boxes (a 3-D seven-point stencil's, a cross of seven), and isl's AST for copying
+    /// exactly that union took 3 s a kernel (`stencil3d_heat.c`), with loop bounds of a
+    /// dozen `min`s and `max`es each; the box's took 80 ms, and its few extra elements (the
+    /// cross's corners: 5% there) are elements of the array, read and never used. A
+    /// footprint that is its box (a nine-point stencil's nine boxes fill it) is copied as
+    /// the box too: the same elements, but isl's text of the union split the copy into five
+    /// cases and made its AST three times as slow to build. A footprint with a gap along
+    /// some dimension keeps its exact copy: its box may be most of the array (reads far
+    /// apart, like SYRK's `A[i][k]` and `A[j][k]`, get copies of their own before that:
+    /// `datacopy`'s reference groups).
     pub fn instances(&self, reads: bool, instance: &str, hull: Option<&Hull>) -> TResult<String> {
         let key = format!("{reads}\n{instance}\n{hull:?}\n{}", self.key);
         INSTANCES.get_or(key, || {
@@ -231,7 +234,7 @@ impl<'a> Footprints<'a> {
                     let boxed = Map::parse(self.ctx, &hull.boxed)?
                         .intersect_domain(&fp.unwrapped()?.domain()?)?
                         .wrapped()?;
-                    let mut spans = !boxed.subtract(&fp)?.is_empty()?;
+                    let mut spans = true;
                     for p in &hull.projections {
                         if !spans {
                             break;
