@@ -40,7 +40,7 @@ fn rewrite_must_not_panic(text: &str) -> bool {
         }
         let _ = split_params(text);
         let _ = array_param(text);
-        if let Ok(body) = shared_declarations(text) {
+        if let Ok(body) = shared_declarations(text, &mut Vec::new()) {
             assert_eq!(newlines(&body), newlines(text), "lines changed:\n{body}");
         }
         let _ = kernel_has_barriers(text, "k");

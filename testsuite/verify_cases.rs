@@ -332,6 +332,50 @@ fn dynamic_shared_memory_written_by_hand_is_checked() {
     assert!(out.contains("DIFFERENT, first at s[0]"), "{out}{err}");
 }
 
+/// Shared memory declared at file scope, as some CUDA code does (`extern __shared__ float
+/// sdata[];` before the kernels, seen by each; a static `__shared__` array beside it): the
+/// check takes both (the C++ compiler refused the `extern` form: "conflicting
+/// specifiers"), and finds the races on each: a missing barrier, every thread writing one
+/// element.
+#[test]
+fn shared_memory_declared_at_file_scope_is_checked() {
+    let good = verify_case("rowsum_dynamic_shared.cu")
+        .replacen("  extern __shared__ float sdata[];\n", "", 1)
+        .replacen(
+            "__global__ void rowsum_kernel",
+            "extern __shared__ float sdata[];\n__shared__ float first[1];\n\n__global__ void rowsum_kernel",
+            1,
+        )
+        .replacen(
+            "    s[blockIdx.x] += sdata[0];",
+            "    first[0] = sdata[0];\n  __syncthreads();\n  if (j == 0)\n    s[blockIdx.x] += first[0];",
+            1,
+        );
+    assert!(good.starts_with("//") && good.contains("\nextern __shared__ float sdata[];\n"));
+    let (out, err) = rowsum_mutant_fails(
+        &good,
+        "rowsum_file_scope_shared.cu",
+        "  __syncthreads();\n  for",
+        "  for",
+        "rowsum_file_scope_shared_race.cu",
+    );
+    assert!(
+        out.contains("NOT verified: data race in kernel rowsum_kernel on sdata["),
+        "{out}{err}"
+    );
+    let (out, err) = rowsum_mutant_fails(
+        &good,
+        "rowsum_file_scope_shared.cu",
+        "  if (j == 0)\n    first[0]",
+        "  first[0]",
+        "rowsum_file_scope_shared_race2.cu",
+    );
+    assert!(
+        out.contains("NOT verified: data race in kernel rowsum_kernel on first["),
+        "{out}{err}"
+    );
+}
+
 /// Shared tiles over the 48 KB a block may declare statically (double-buffered DGEMM
 /// tiles of 53,760 bytes): gpucc declares them in dynamic shared memory and raises the
 /// kernel's limit before the launch. The check verifies that `.cu`, and finds what would

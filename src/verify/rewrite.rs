@@ -281,6 +281,14 @@ pub fn instrument(cu: &str) -> Result<String, String> {
     let mut out = String::with_capacity(cu.len() + 1024);
     let mut copied = 0;
     let mut from = 0;
+    // The dynamic shared arrays declared at file scope (`extern __shared__ float s[];`
+    // before the kernels), which every kernel after them may use.
+    let mut file_dynamic = Vec::new();
+    // `cu[from..to]`, outside the kernels' bodies: its `__shared__` declarations rewritten.
+    let outside = |from: usize, to: usize, dynamic: &mut Vec<String>| {
+        super::shared::shared_declarations(&cu[from..to], dynamic)
+            .map_err(|(at, why)| format!("line {}: {why}", line_of(cu, from) + at - 1))
+    };
     while let Some(global) = code.find("__global__", from) {
         from = global + "__global__".len();
         let before = global.checked_sub(1).map(|k| bytes[k]);
@@ -309,7 +317,7 @@ pub fn instrument(cu: &str) -> Result<String, String> {
                 None => params.push(p),
             }
         }
-        out.push_str(&cu[copied..open + 1]);
+        out.push_str(&outside(copied, open + 1, &mut file_dynamic)?);
         // The parameters on as many lines as they were written on.
         let params = params.join(", ");
         out.push_str(&params);
@@ -331,8 +339,7 @@ pub fn instrument(cu: &str) -> Result<String, String> {
                 for n in &names {
                     out.push_str(&format!(" {n}.gpucc_name = \"{n}\";"));
                 }
-                let body = super::shared::shared_declarations(&cu[after + 1..end + 1])
-                    .map_err(|(at, why)| format!("line {}: {why}", line_of(cu, after) + at - 1))?;
+                let body = outside(after + 1, end + 1, &mut file_dynamic.clone())?;
                 out.push_str(&body);
                 copied = end + 1;
                 from = end + 1;
@@ -344,7 +351,7 @@ pub fn instrument(cu: &str) -> Result<String, String> {
             }
         }
     }
-    out.push_str(&cu[copied..]);
+    out.push_str(&outside(copied, cu.len(), &mut file_dynamic)?);
     Ok(out)
 }
 
@@ -533,6 +540,23 @@ mod tests {
             done.contains("__shared__ gpucc_shared<float[2]> u(\"u\"); __shared__ gpucc_shared<float[3]> v(\"v\");"),
             "{done}"
         );
+    }
+
+    #[test]
+    fn shared_memory_at_file_scope_is_instrumented_for_every_kernel() {
+        // Declared before the kernels: each kernel sees the dynamic array, and the tiles
+        // carved out of it are tracked; a kernel's own `extern` stays its own.
+        let cu = "extern __shared__ float d[];\n__shared__ int s[4];\n__global__ void k(int n)\n{\n  float (&t)[8] = *reinterpret_cast<float (*)[8]>(d + 0);\n}\n__global__ void m(int n) { extern __shared__ char e[]; }\n__global__ void q(int n) { int (&u)[2] = *reinterpret_cast<int (*)[2]>(e + 0); }\n";
+        let done = instrument(cu).unwrap();
+        assert_eq!(done.lines().count(), cu.lines().count(), "{done}");
+        for expected in [
+            "gpucc_dynamic<float> d(\"d\");\n__shared__ gpucc_shared<int[4]> s(\"s\");\n",
+            "gpucc_shared_at<float[8]> t(\"t\", d, 0);",
+            "{ gpucc_dynamic<char> e(\"e\"); }",
+            "int (&u)[2] = *reinterpret_cast<int (*)[2]>(e + 0);",
+        ] {
+            assert!(done.contains(expected), "no `{expected}` in\n{done}");
+        }
     }
 
     #[test]

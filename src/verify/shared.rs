@@ -15,10 +15,15 @@ use super::rewrite::{
 /// `gpucc_dynamic<float> d("d");`, and the arrays carved out of `d` as
 /// [`carved_arrays`] says. A declaration the runtime cannot take is an error: its line in
 /// `body` (from 1) and why.
-pub fn shared_declarations(body: &str) -> Result<String, (usize, String)> {
+///
+/// `dynamic` holds the names of the dynamic shared arrays declared before `body` (at file
+/// scope, seen by every kernel after them); those `body` declares are added to it.
+pub fn shared_declarations(
+    body: &str,
+    dynamic: &mut Vec<String>,
+) -> Result<String, (usize, String)> {
     let code = Code::new(body);
     let mut out = String::with_capacity(body.len());
-    let mut dynamic = Vec::new();
     let mut copied = 0;
     let mut from = 0;
     while let Some(at) = code.find("__shared__", from) {
@@ -113,7 +118,7 @@ pub fn shared_declarations(body: &str) -> Result<String, (usize, String)> {
     if dynamic.is_empty() {
         return Ok(out);
     }
-    Ok(carved_arrays(&out, &dynamic))
+    Ok(carved_arrays(&out, dynamic))
 }
 
 /// Where the `extern` right before the `__shared__` at `at` starts, if one is there.
@@ -239,7 +244,7 @@ mod tests {
     #[test]
     fn dynamic_shared_memory_and_the_arrays_carved_out_of_it() {
         let body = "{\n  extern __shared__ __align__(16) unsigned char gpucc_shared_memory[];\n  double (&A_shared)[2][64][17] = *reinterpret_cast<double (*)[2][64][17]>(gpucc_shared_memory + 0);\n  double (&B_shared)[2][16]\n    [68] = *reinterpret_cast<double (*)[2][16][68]>(gpucc_shared_memory + 17408);\n  float *p = reinterpret_cast<float *>(gpucc_shared_memory);\n}";
-        let done = shared_declarations(body).unwrap();
+        let done = shared_declarations(body, &mut Vec::new()).unwrap();
         assert_eq!(
             done,
             "{\n  gpucc_dynamic<unsigned char> gpucc_shared_memory(\"gpucc_shared_memory\");\n  gpucc_shared_at<double[2][64][17]> A_shared(\"A_shared\", gpucc_shared_memory, 0);\n  gpucc_shared_at<double[2][16][68]> B_shared(\"B_shared\", gpucc_shared_memory, 17408)\n;\n  float *p = reinterpret_cast<float *>(gpucc_shared_memory);\n}"
@@ -248,7 +253,7 @@ mod tests {
         // dynamic shared memory (left as it is).
         let body = "{ extern __shared__ float sdata[]; sdata[threadIdx.x] = 0; float (&r)[4] = *reinterpret_cast<float (*)[4]>(other + 4); }";
         assert_eq!(
-            shared_declarations(body).unwrap(),
+            shared_declarations(body, &mut Vec::new()).unwrap(),
             "{ gpucc_dynamic<float> sdata(\"sdata\"); sdata[threadIdx.x] = 0; float (&r)[4] = *reinterpret_cast<float (*)[4]>(other + 4); }"
         );
     }
@@ -270,11 +275,11 @@ mod tests {
             ),
             ("{ __shared__ float d[3] }", "has no `;`"),
         ] {
-            let (_, why) = shared_declarations(body).unwrap_err();
+            let (_, why) = shared_declarations(body, &mut Vec::new()).unwrap_err();
             assert!(why.contains(expected), "{body}: {why}");
         }
         assert_eq!(
-            shared_declarations("{\n\n __shared__ float d[]; }")
+            shared_declarations("{\n\n __shared__ float d[]; }", &mut Vec::new())
                 .unwrap_err()
                 .0,
             3
