@@ -376,6 +376,48 @@ fn shared_memory_declared_at_file_scope_is_checked() {
     );
 }
 
+/// A pointer into dynamic shared memory (`float *part = &sdata[0];`, as CUDA code often
+/// splits one buffer into several): its accesses are logged and checked as the array's
+/// are. A missing barrier between the steps through `part` is the race it is (before,
+/// the check only saw the wrong sums), and an index past the launch's bytes is said.
+#[test]
+fn pointers_into_dynamic_shared_memory_are_checked() {
+    let good = verify_case("rowsum_dynamic_shared.cu")
+        .replacen(
+            "  unsigned j = threadIdx.x;\n",
+            "  unsigned j = threadIdx.x;\n  float *part = &sdata[0];\n",
+            1,
+        )
+        .replacen(
+            "      sdata[j] += sdata[j + half];",
+            "      part[j] += part[j + half];",
+            1,
+        );
+    assert!(good.contains("part[j] += part[j + half];\n    __syncthreads();"));
+    let (out, err) = rowsum_mutant_fails(
+        &good,
+        "rowsum_shared_pointer.cu",
+        "part[j] += part[j + half];\n    __syncthreads();",
+        "part[j] += part[j + half];",
+        "rowsum_shared_pointer_race.cu",
+    );
+    assert!(
+        out.contains("NOT verified: data race in kernel rowsum_kernel on part["),
+        "{out}{err}"
+    );
+    let (out, err) = rowsum_mutant_fails(
+        &good,
+        "rowsum_shared_pointer.cu",
+        "part[j + half]",
+        "part[j + half + N]",
+        "rowsum_shared_pointer_past.cu",
+    );
+    assert!(
+        out.contains("of dynamic shared memory through part, but its launch gave 256 bytes"),
+        "{out}{err}"
+    );
+}
+
 /// Shared tiles over the 48 KB a block may declare statically (double-buffered DGEMM
 /// tiles of 53,760 bytes): gpucc declares them in dynamic shared memory and raises the
 /// kernel's limit before the launch. The check verifies that `.cu`, and finds what would

@@ -340,8 +340,9 @@ template <class T> struct gpucc_shared {
 //
 // A launch's dynamic shared memory (`kernel<<<grid, block, bytes>>>`) is one buffer, as
 // on a GPU, reached two ways: `extern __shared__ T name[];` in a kernel becomes
-// gpucc_dynamic<T> (each element a tracked, bounds-checked gpucc_ref; converted to a plain
-// `T *`, its accesses are neither tracked nor checked), and the arrays gpucc carves out of
+// gpucc_dynamic<T> (each element a tracked, bounds-checked gpucc_ref; a pointer declared
+// into it, gpucc_shared_ptr<T>, likewise; converted to a plain `T *` and handed to a
+// function, its accesses are neither tracked nor checked), and the arrays gpucc carves out of
 // it (`T (&name)[N]... = *reinterpret_cast<T (*)[N]...>(base + offset);`, where one block's
 // tiles are over the 48 KB it may declare statically) become gpucc_shared_at<T[N]...>.
 
@@ -427,6 +428,37 @@ template <class T> struct gpucc_dynamic {
     return {reinterpret_cast<T *>(gpucc_dynamic_shared) + i, gpucc_place{gpucc_name, {i}, 1, false}};
   }
   operator T *() const { return reinterpret_cast<T *>(gpucc_dynamic_shared); }
+};
+
+// A pointer into shared memory (`float *part = &sdata[n];`, `T *p = sdata + k;`): its
+// elements are logged as the array's are, and those in dynamic shared memory are checked
+// against the launch's bytes. Pointer arithmetic gives another such pointer; converted to
+// a plain `T *` (handed to a function), its accesses are neither logged nor checked.
+template <class T> struct gpucc_shared_ptr {
+  T *p;
+  const char *gpucc_name;
+  bool dynamic;  // made from an address in the launch's dynamic shared memory
+  gpucc_shared_ptr(T *p, const char *name) : p(p), gpucc_name(name) {
+    const unsigned char *at = reinterpret_cast<const unsigned char *>(p);
+    dynamic = gpucc_dynamic_shared && at >= gpucc_dynamic_shared && at <= gpucc_dynamic_shared + gpucc_dynamic_shared_size;
+  }
+  gpucc_shared_ptr(T *p, const char *name, bool dynamic) : p(p), gpucc_name(name), dynamic(dynamic) {}
+  gpucc_ref<T> operator[](long i) const {
+    long long from = (long long)(reinterpret_cast<const unsigned char *>(p + i) - gpucc_dynamic_shared);
+    if (dynamic && (from < 0 || (size_t)from + sizeof(T) > gpucc_dynamic_shared_size))
+      gpucc_past_dynamic_shared(gpucc_name, from, sizeof(T));
+    return {p + i, gpucc_place{gpucc_name, {i}, 1, false}};
+  }
+  gpucc_ref<T> operator*() const { return (*this)[0]; }
+  gpucc_shared_ptr operator+(long i) const { return {p + i, gpucc_name, dynamic}; }
+  gpucc_shared_ptr operator-(long i) const { return {p - i, gpucc_name, dynamic}; }
+  gpucc_shared_ptr &operator+=(long i) { p += i; return *this; }
+  gpucc_shared_ptr &operator-=(long i) { p -= i; return *this; }
+  gpucc_shared_ptr &operator++() { ++p; return *this; }
+  gpucc_shared_ptr &operator--() { --p; return *this; }
+  gpucc_shared_ptr operator++(int) { gpucc_shared_ptr o = *this; ++p; return o; }
+  gpucc_shared_ptr operator--(int) { gpucc_shared_ptr o = *this; --p; return o; }
+  operator T *() const { return p; }
 };
 
 // An array of type T at `offset` bytes into the dynamic shared memory.

@@ -2,8 +2,9 @@
 //! arrays become `gpucc_shared<T>`, `extern __shared__ T name[];` (the launch's dynamic
 //! shared memory) `gpucc_dynamic<T>`, and the arrays gpucc carves out of dynamic shared
 //! memory (`T (&name)[N]... = *reinterpret_cast<T (*)[N]...>(base + offset);`)
-//! `gpucc_shared_at<T[N]...>`: each element a proxy that logs its reads and writes (see
-//! `cuda_runtime.h`). Lines are kept, as in the rest of [`super::rewrite`].
+//! `gpucc_shared_at<T[N]...>`, and pointers declared into dynamic shared memory (`float
+//! *part = &sdata[n];`) `gpucc_shared_ptr<T>`: each element a proxy that logs its reads
+//! and writes (see `cuda_runtime.h`). Lines are kept, as in the rest of [`super::rewrite`].
 
 use super::rewrite::{
     is_ident, is_ident_byte, line_of, lines_lost, split_params, trailing_ident_start, Code,
@@ -118,7 +119,77 @@ pub fn shared_declarations(
     if dynamic.is_empty() {
         return Ok(out);
     }
-    Ok(carved_arrays(&out, dynamic))
+    Ok(shared_pointers(&carved_arrays(&out, dynamic), dynamic))
+}
+
+/// `T *name = init;`, where `init` uses one of the `dynamic` shared arrays (or a pointer
+/// rewritten so before it), → `gpucc_shared_ptr<T> name(init, "name");`: the accesses
+/// through the pointer are logged for races and checked against the launch's bytes, as the
+/// array's are. A `volatile` pointer (the warp-synchronous reductions of older samples,
+/// which rely on no barrier) and any other declaration are left as they are.
+fn shared_pointers(text: &str, dynamic: &[String]) -> String {
+    let code = Code::new(text);
+    let bytes = text.as_bytes();
+    let mut names: Vec<String> = dynamic.to_vec();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut at = 0;
+    while at < text.len() {
+        if !code.is_code(at)
+            || !is_ident_byte(bytes[at])
+            || (at > 0 && is_ident_byte(bytes[at - 1]))
+        {
+            at += 1;
+            continue;
+        }
+        let end = (at..text.len())
+            .find(|&k| !is_ident_byte(bytes[k]))
+            .unwrap_or(text.len());
+        let word = &text[at..end];
+        at = end;
+        if !names.iter().any(|n| n == word) {
+            continue;
+        }
+        let Some(semi) = code.find(";", end) else {
+            break;
+        };
+        let start = (copied..end)
+            .rev()
+            .find(|&k| code.is_code(k) && matches!(bytes[k], b';' | b'{' | b'}'))
+            .map_or(copied, |k| k + 1);
+        let Some((ty, name, init)) = pointer_declaration(&text[start..semi]) else {
+            continue;
+        };
+        let lead = text[start..semi].len() - text[start..semi].trim_start().len();
+        let rewritten = format!("gpucc_shared_ptr<{ty}> {name}({init}, \"{name}\")");
+        out.push_str(&text[copied..start + lead]);
+        out.push_str(&rewritten);
+        out.push_str(&lines_lost(&text[start + lead..semi], &rewritten));
+        names.push(name);
+        copied = semi;
+        at = semi;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// The pointee type, name and initializer of `T *name = init` (one declarator, `T` words
+/// only and not `volatile`).
+fn pointer_declaration(statement: &str) -> Option<(String, String, String)> {
+    let eq = statement.find('=')?;
+    if statement[eq + 1..].starts_with('=') {
+        return None;
+    }
+    let (lhs, init) = (statement[..eq].trim(), statement[eq + 1..].trim());
+    let (ty, name) = lhs.split_once('*')?;
+    let (ty, name) = (ty.trim(), name.trim());
+    let words: Vec<&str> = ty.split_whitespace().collect();
+    let plain = !words.is_empty()
+        && words.iter().all(|w| is_ident(w))
+        && !words.contains(&"volatile")
+        && !words.contains(&"return");
+    (plain && is_ident(name) && !init.is_empty() && split_params(init).len() == 1)
+        .then(|| (words.join(" "), name.to_string(), init.to_string()))
 }
 
 /// Where the `extern` right before the `__shared__` at `at` starts, if one is there.
@@ -152,7 +223,7 @@ fn dynamic_declaration(decl: &str) -> Option<(String, String)> {
 /// of the `dynamic` shared arrays, → `gpucc_shared_at<T[N]...> name("name", base, offset);`
 /// (gpucc's form for the tiles of a block that are over the 48 KB it may declare
 /// statically). Any other use of `base` is left as it is: the runtime takes subscripts of
-/// it, and a plain pointer to it (whose accesses are not tracked).
+/// it, and [`shared_pointers`] the pointers declared into it.
 fn carved_arrays(text: &str, dynamic: &[String]) -> String {
     let code = Code::new(text);
     let bytes = text.as_bytes();
@@ -247,7 +318,7 @@ mod tests {
         let done = shared_declarations(body, &mut Vec::new()).unwrap();
         assert_eq!(
             done,
-            "{\n  gpucc_dynamic<unsigned char> gpucc_shared_memory(\"gpucc_shared_memory\");\n  gpucc_shared_at<double[2][64][17]> A_shared(\"A_shared\", gpucc_shared_memory, 0);\n  gpucc_shared_at<double[2][16][68]> B_shared(\"B_shared\", gpucc_shared_memory, 17408)\n;\n  float *p = reinterpret_cast<float *>(gpucc_shared_memory);\n}"
+            "{\n  gpucc_dynamic<unsigned char> gpucc_shared_memory(\"gpucc_shared_memory\");\n  gpucc_shared_at<double[2][64][17]> A_shared(\"A_shared\", gpucc_shared_memory, 0);\n  gpucc_shared_at<double[2][16][68]> B_shared(\"B_shared\", gpucc_shared_memory, 17408)\n;\n  gpucc_shared_ptr<float> p(reinterpret_cast<float *>(gpucc_shared_memory), \"p\");\n}"
         );
         // The form the CUDA samples use, and a reference to an array that is not in
         // dynamic shared memory (left as it is).
@@ -256,6 +327,23 @@ mod tests {
             shared_declarations(body, &mut Vec::new()).unwrap(),
             "{ gpucc_dynamic<float> sdata(\"sdata\"); sdata[threadIdx.x] = 0; float (&r)[4] = *reinterpret_cast<float (*)[4]>(other + 4); }"
         );
+    }
+
+    #[test]
+    fn pointers_into_dynamic_shared_memory_are_tracked() {
+        let body = "{ extern __shared__ float s[];\n  const float *a = &s[4];\n  float *b = a + 2, *c = s;\n  volatile float *v = s;\n  float *d =\n    s + 8;\n  if (x == *a) y = 1;\n}";
+        let done = shared_declarations(body, &mut Vec::new()).unwrap();
+        assert_eq!(done.lines().count(), body.lines().count(), "{done}");
+        for expected in [
+            "gpucc_shared_ptr<const float> a(&s[4], \"a\");",
+            // Two declarators, and a volatile pointer: left as they are.
+            "float *b = a + 2, *c = s;",
+            "volatile float *v = s;",
+            "gpucc_shared_ptr<float> d(s + 8, \"d\")\n;",
+            "if (x == *a) y = 1;",
+        ] {
+            assert!(done.contains(expected), "no `{expected}` in\n{done}");
+        }
     }
 
     #[test]
