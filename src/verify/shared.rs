@@ -153,24 +153,32 @@ fn shared_pointers(text: &str, dynamic: &[String]) -> String {
         let Some(semi) = code.find(";", end) else {
             break;
         };
-        let start = (copied..end)
-            .rev()
-            .find(|&k| code.is_code(k) && matches!(bytes[k], b';' | b'{' | b'}'))
-            .map_or(copied, |k| k + 1);
+        let Some(start) = statement_start(&code, bytes, copied, at) else {
+            continue;
+        };
         let Some((ty, name, init)) = pointer_declaration(&text[start..semi]) else {
             continue;
         };
-        let lead = text[start..semi].len() - text[start..semi].trim_start().len();
         let rewritten = format!("gpucc_shared_ptr<{ty}> {name}({init}, \"{name}\")");
-        out.push_str(&text[copied..start + lead]);
+        out.push_str(&text[copied..start]);
         out.push_str(&rewritten);
-        out.push_str(&lines_lost(&text[start + lead..semi], &rewritten));
+        out.push_str(&lines_lost(&text[start..semi], &rewritten));
         names.push(name);
         copied = semi;
         at = semi;
     }
     out.push_str(&text[copied..]);
     out
+}
+
+/// Where the statement holding `at` starts: its first token after the last `;`, `{` or `}`
+/// of code between `from` and `at` (or after `from`).
+fn statement_start(code: &Code, bytes: &[u8], from: usize, at: usize) -> Option<usize> {
+    let previous = (from..at)
+        .rev()
+        .find(|&k| code.is_code(k) && matches!(bytes[k], b';' | b'{' | b'}'))
+        .map_or(from, |k| k + 1);
+    code.next_token(previous).filter(|&k| k <= at)
 }
 
 /// The pointee type, name and initializer of `T *name = init` (one declarator, `T` words
@@ -235,11 +243,7 @@ fn carved_arrays(text: &str, dynamic: &[String]) -> String {
         let Some(semi) = code.find(";", at) else {
             break;
         };
-        let previous = (copied..at)
-            .rev()
-            .find(|&k| code.is_code(k) && matches!(bytes[k], b';' | b'{' | b'}'))
-            .map_or(copied, |k| k + 1);
-        let Some(start) = code.next_token(previous).filter(|&k| k < at) else {
+        let Some(start) = statement_start(&code, bytes, copied, at) else {
             continue;
         };
         let Some(carved) = carved(&text[start..semi], dynamic) else {
