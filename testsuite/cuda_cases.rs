@@ -156,6 +156,57 @@ fn gemm_main_loops_issue_many_fmas_per_shared_load() {
     }
 }
 
+/// gpucc writes the loops of a shared copy of a box itself (isl places one instance per
+/// tile step): here a 1-D tile of 34 elements (32 and a halo of 2) in a block of 32 x 8
+/// threads, so that the threads along y stay idle, the second round is partial and the
+/// last block's tile ends past the array. The loop's bound and the guards are the ones
+/// isl wrote before, and the CPU check accepts the `.cu` at sizes that leave partial
+/// tiles.
+#[test]
+fn a_box_copied_by_gpucc_s_own_loops_is_checked() {
+    let source = scratch_path("window.c");
+    std::fs::write(
+        &source,
+        "#define N 50\n#define M 99\n\
+         void window(float B[N][M], const float A[N][M], const float x[M + 2])\n{\n\
+           for (int i = 0; i < N; i++)\n\
+             for (int j = 0; j < M; j++)\n\
+               B[i][j] = A[i][j] * (x[j] + x[j + 1] + x[j + 2]);\n}\n",
+    )
+    .unwrap();
+    let recipe = scratch_path("window.lua");
+    std::fs::write(
+        &recipe,
+        "tile_by_index({\"i\", \"j\"}, {8, 32}, {l1_control=\"ii\", l2_control=\"jj\"}, {\"ii\", \"jj\", \"i\", \"j\"})\n\
+         cudaize(\"window_kernel\", {}, {block={\"jj\", \"ii\"}, thread={\"j\", \"i\"}})\n\
+         copy_to_shared(\"tx\", \"x\")\n",
+    )
+    .unwrap();
+    let cu = scratch_path("window.cu");
+    let (code, _, err) = gpucc_on(
+        "compile",
+        &source,
+        &[
+            "--recipe",
+            recipe.to_str().unwrap(),
+            "-o",
+            cu.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&cu).unwrap();
+    for expected in [
+        "if (ty == 0)",
+        "x_shared0 <= min(-((j + 27) / 32) + 3, jj - (j + 30) / 32 + 1)",
+        "x_shared[tx + 32 * x_shared0] = x[32 * jj + tx + 32 * x_shared0];",
+    ] {
+        assert!(text.contains(expected), "no `{expected}` in:\n{text}");
+    }
+    verify_cases(std::slice::from_ref(&source), |_| {
+        Ok((source.clone(), Vec::new(), text.clone()))
+    });
+}
+
 /// A nine-point stencil's footprint is a union of nine shifted boxes that fills its box:
 /// copied as the box, the copy is one loop nest (one assignment to the tile) that the CPU
 /// check accepts at sizes that leave partial tiles; copied as the union, isl split it into

@@ -7,6 +7,7 @@
 //! `threadIdx` in the kernel's prologue), so isl writes only the loops each thread runs,
 //! and guards the remainders of tiles that do not divide the iteration space.
 
+mod copyloops;
 mod finals;
 mod fulltiles;
 pub mod guards;
@@ -342,15 +343,25 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                 then_branch: to_ir(t, then_branch, warnings),
                 else_branch: else_branch.as_ref().map(|b| to_ir(t, b, warnings)),
             }),
-            AstNode::User { statement, args } => out.push(Node::Instance {
-                statement: t
+            AstNode::User { statement, args } => {
+                let s = t
                     .statements
                     .iter()
                     .position(|s| s.name == *statement)
-                    .expect("isl only names our statements"),
-                args: args.clone(),
-                stage: None,
-            }),
+                    .expect("isl only names our statements");
+                // A copy isl placed: gpucc writes its loops.
+                if args.len() < t.statements[s].iterators.len() {
+                    let copy = copyloops::expand(t, s, args)
+                        .expect("a placed copy's values are affine in its fixed names");
+                    out.extend(to_ir(t, &copy, warnings));
+                    continue;
+                }
+                out.push(Node::Instance {
+                    statement: s,
+                    args: args.clone(),
+                    stage: None,
+                });
+            }
         }
     }
     out
@@ -418,6 +429,9 @@ fn kernel_code(
     let mut schedule = Vec::new();
     for &s in &kernel.statements {
         let st = &t.statements[s];
+        // A copy whose loops gpucc writes: isl places one instance per value of the
+        // loops around it, made per its fixed names ([`copyloops`]).
+        let placed = copyloops::placed(t, s);
         let mut conds = Vec::new();
         if matches!(st.kind, StmtKind::Compute(_)) {
             for (l, name) in kernel
@@ -436,6 +450,9 @@ fn kernel_code(
         } else {
             // Copies and barriers say which kernel variables their instances fix.
             for (hw, value) in &st.bindings {
+                if placed.is_some() && matches!(hw, Hw::Thread(_)) {
+                    continue;
+                }
                 let name = match hw {
                     Hw::Host(k) => &names.host[*k],
                     Hw::Block(d) => &names.blocks[*d],
@@ -462,25 +479,39 @@ fn kernel_code(
                 .iter()
                 .fold(text, |text, (value, name)| text.replace(value, name))
         };
-        let dims: Vec<String> = t
+        let mut dims: Vec<String> = t
             .schedule_dims(s, &positions[s], width)
             .into_iter()
             .map(by_name)
             .collect();
+        let tuple = match placed {
+            Some((fixed, _)) => {
+                for d in &mut dims[2 * fixed + 1..] {
+                    *d = "0".into();
+                }
+                let names: Vec<String> =
+                    st.iterators[..fixed].iter().map(|n| isl_name(n)).collect();
+                format!("{}[{}]", st.name, names.join(", "))
+            }
+            None => t.tuple(s),
+        };
         let sched = format!(
             "{}{{ {} -> [{}] }}",
             prefix(&params),
-            t.tuple(s),
+            tuple,
             dims.join(", ")
         );
-        let mut domain = Set::parse(ctx, &st.domain)?;
+        let mut domain = Set::parse(ctx, placed.map_or(&st.domain, |(_, per)| per))?;
         // Indices into copy temporaries ride along as extra dimensions of the instance, so
         // that isl writes them in terms of the generated loops.
-        let extras = t.extra_values(s);
-        let (sched, instance) = if extras.is_empty() {
-            (sched, t.tuple(s))
+        let extras = if placed.is_some() {
+            Vec::new()
         } else {
-            let tuple = t.tuple(s);
+            t.extra_values(s)
+        };
+        let (sched, instance) = if extras.is_empty() {
+            (sched, tuple)
+        } else {
             let its: Vec<String> = st.iterators.iter().map(|n| isl_name(n)).collect();
             let names: Vec<String> = (0..extras.len()).map(|k| format!("__w{k}")).collect();
             let extended = format!(

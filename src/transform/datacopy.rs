@@ -11,6 +11,7 @@
 //! (isl's simple fixed box hull) gives the temporary's dimensions and the offset
 //! subtracted from the subscripts.
 
+use super::boxcopy::{self, BoxCopy, BoxDim};
 use super::cudaize::ThreadKind;
 use super::footprint::{Footprints, Hull};
 use super::registers::first_beside;
@@ -65,6 +66,8 @@ pub struct DataCopy {
     /// {async=true})`: `cp.async` on sm_80 and later), waited for before the barrier that
     /// ends each iteration.
     pub asynchronous: bool,
+    /// A shared copy of the box whose loops gpucc writes ([`BoxCopy`]).
+    pub boxed: Option<BoxCopy>,
 }
 
 impl DataCopy {
@@ -701,7 +704,7 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
         })
     })
     .flatten();
-    let instances = |reads: bool, label: &str| -> TResult<(Vec<String>, String)> {
+    let instances = |reads: bool, label: &str| -> TResult<(Vec<String>, (String, bool))> {
         let xs: Vec<String> = (0..sizes.len()).map(|k| format!("__x{k}")).collect();
         let shift: Vec<String> = xs
             .iter()
@@ -729,7 +732,7 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
         let hull = if reads { hull.as_ref() } else { None };
         Ok((iters, fp.instances(reads, &text, hull)?))
     };
-    let copy_levels = |t: &mut Transformed, shared: bool| -> TResult<CopyPlace> {
+    let copy_levels = |t: &mut Transformed, shared: bool| -> TResult<(CopyPlace, Vec<BoxDim>)> {
         let mut levels: Vec<(LevelId, Aff)> = fixed
             .iter()
             .zip(&fixed_names)
@@ -755,8 +758,9 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
                     thread_value(t, &kernel, &fixed, &fixed_names, dim, c)?,
                 ));
             }
-            return Ok((levels, bindings));
+            return Ok(((levels, bindings), Vec::new()));
         }
+        let mut spread = Vec::new();
         for (d, &size) in sizes.iter().enumerate() {
             let x = Aff::var(Var::Index(format!("__x{d}")));
             // The last array dimension goes to threadIdx.x, the one before to .y, ...
@@ -780,6 +784,12 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
                         t,
                         &format!("{}{}", temp.to_lowercase(), d),
                     ));
+                    spread.push(BoxDim::Threads {
+                        dim,
+                        size: td.size,
+                        rounds: (size + td.size - 1) / td.size,
+                        level: levels.len(),
+                    });
                     levels.push((l, rounds));
                     bindings.push((
                         Hw::Thread(dim),
@@ -787,13 +797,16 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
                     ));
                 }
                 // A dimension of size 1 needs no loop.
-                None if size == 1 => {}
+                None if size == 1 => spread.push(BoxDim::One),
                 None => {
                     let l = t.new_level(unroll::fresh_name(
                         t,
                         &format!("{}{}", temp.to_lowercase(), d),
                     ));
                     t.levels[l].unroll = !shared;
+                    spread.push(BoxDim::Loop {
+                        level: levels.len(),
+                    });
                     levels.push((l, x));
                 }
             }
@@ -809,13 +822,15 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
                 }
             }
         }
-        Ok((levels, bindings))
+        Ok(((levels, bindings), spread))
     };
+    let extents: Option<Vec<Aff>> = extents.iter().cloned().collect();
     let mut new_statements = Vec::new();
+    let mut boxed = None;
     if reads {
         let label = format!("{}_in", temp);
-        let (iterators, domain) = instances(true, &label)?;
-        let (levels, bindings) = copy_levels(t, memory == Memory::Shared)?;
+        let (iterators, (domain, whole_box)) = instances(true, &label)?;
+        let ((levels, bindings), spread) = copy_levels(t, memory == Memory::Shared)?;
         new_statements.push(TStatement {
             name: label,
             kind: StmtKind::CopyIn(c),
@@ -825,11 +840,31 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
             order: (first, order_tie(prefix.len(), Role::CopyIn)),
             bindings,
         });
+        // gpucc writes the loops of a shared copy of the box (clipped to the array's
+        // extents, known), one element per instance.
+        if let (true, Some(extents)) =
+            (whole_box && memory == Memory::Shared && width == 1, extents)
+        {
+            let fixed: Vec<(Option<LevelId>, String)> = fixed
+                .iter()
+                .zip(&fixed_names)
+                .map(|(f, n)| (f.level, n.clone()))
+                .collect();
+            let copy_in = new_statements.last().expect("pushed above");
+            let spread = boxcopy::Spread {
+                fixed: &fixed,
+                offsets: &offsets,
+                sizes: &sizes,
+                extents,
+                dims: spread,
+            };
+            boxed = boxcopy::describe(t, &ctx, &kernel, copy_in, spread)?;
+        }
     }
     if writes {
         let label = format!("{}_out", temp);
-        let (iterators, domain) = instances(false, &label)?;
-        let (levels, bindings) = copy_levels(t, false)?;
+        let (iterators, (domain, _)) = instances(false, &label)?;
+        let ((levels, bindings), _) = copy_levels(t, false)?;
         new_statements.push(TStatement {
             name: label,
             kind: StmtKind::CopyOut(c),
@@ -881,6 +916,7 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
         prefix,
         double: None,
         asynchronous: false,
+        boxed,
     });
     Ok(())
 }

@@ -208,7 +208,7 @@ impl<'a> Footprints<'a> {
 
     /// The instances of a copy of the reads (`reads`) or the writes: `instance`, the
     /// isl text of a relation from the footprint's wrapped pairs to the copy's instances,
-    /// applied to them; the domain as isl text.
+    /// applied to them; the domain as isl text, and whether it is the box (below).
     ///
     /// With a `hull` (a copy-in only), a footprint that spans its box along every
     /// dimension is copied as the box instead. A stencil's footprint is a union of shifted
@@ -222,7 +222,12 @@ impl<'a> Footprints<'a> {
     /// some dimension keeps its exact copy: its box may be most of the array (reads far
     /// apart, like SYRK's `A[i][k]` and `A[j][k]`, get copies of their own before that:
     /// `datacopy`'s reference groups).
-    pub fn instances(&self, reads: bool, instance: &str, hull: Option<&Hull>) -> TResult<String> {
+    pub fn instances(
+        &self,
+        reads: bool,
+        instance: &str,
+        hull: Option<&Hull>,
+    ) -> TResult<(String, bool)> {
         let key = format!("{reads}\n{instance}\n{hull:?}\n{}", self.key);
         INSTANCES.get_or(key, || {
             let fp = self
@@ -246,14 +251,18 @@ impl<'a> Footprints<'a> {
                             .is_empty()?;
                     }
                     if spans {
-                        boxed
+                        (boxed, true)
                     } else {
-                        fp
+                        (fp, false)
                     }
                 }
-                _ => fp,
+                _ => (fp, false),
             };
-            Ok(copied.apply(&Map::parse(self.ctx, instance)?)?.to_string())
+            let (copied, boxed) = copied;
+            Ok((
+                copied.apply(&Map::parse(self.ctx, instance)?)?.to_string(),
+                boxed,
+            ))
         })
     }
 }
@@ -313,4 +322,4 @@ static BOXES: Memo<Option<LatticeBox>> = Memo::new(4096);
 /// The checks of footprints that passed, by their texts and settings.
 static PASSED: Memo<()> = Memo::new(4096);
 /// Copies' instances, by their texts.
-static INSTANCES: Memo<String> = Memo::new(4096);
+static INSTANCES: Memo<(String, bool)> = Memo::new(4096);

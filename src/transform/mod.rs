@@ -11,6 +11,7 @@
 //! [`serial`] kernels and [`reduction`]s, [`datacopy`]); every command that changes the
 //! order of instances is checked by [`legality`].
 
+pub mod boxcopy;
 pub mod cudaize;
 pub mod datacopy;
 mod footprint;
