@@ -174,27 +174,13 @@ fn a_box_copied_by_gpucc_s_own_loops_is_checked() {
                B[i][j] = A[i][j] * (x[j] + x[j + 1] + x[j + 2]);\n}\n",
     )
     .unwrap();
-    let recipe = scratch_path("window.lua");
-    std::fs::write(
-        &recipe,
+    let text = compiled_and_checked(
+        &source,
         "tile_by_index({\"i\", \"j\"}, {8, 32}, {l1_control=\"ii\", l2_control=\"jj\"}, {\"ii\", \"jj\", \"i\", \"j\"})\n\
          cudaize(\"window_kernel\", {}, {block={\"jj\", \"ii\"}, thread={\"j\", \"i\"}})\n\
          copy_to_shared(\"tx\", \"x\")\n",
-    )
-    .unwrap();
-    let cu = scratch_path("window.cu");
-    let (code, _, err) = gpucc_on(
-        "compile",
-        &source,
-        &[
-            "--recipe",
-            recipe.to_str().unwrap(),
-            "-o",
-            cu.to_str().unwrap(),
-        ],
+        &[],
     );
-    assert_eq!(code, 0, "{err}");
-    let text = std::fs::read_to_string(&cu).unwrap();
     for expected in [
         "if (ty == 0)",
         "x_shared0 <= min(-((j + 27) / 32) + 3, jj - (j + 30) / 32 + 1)",
@@ -202,9 +188,6 @@ fn a_box_copied_by_gpucc_s_own_loops_is_checked() {
     ] {
         assert!(text.contains(expected), "no `{expected}` in:\n{text}");
     }
-    verify_cases(std::slice::from_ref(&source), |_| {
-        Ok((source.clone(), Vec::new(), text.clone()))
-    });
 }
 
 /// A nine-point stencil's footprint is a union of nine shifted boxes that fills its box:
@@ -215,40 +198,38 @@ fn a_box_copied_by_gpucc_s_own_loops_is_checked() {
 fn a_footprint_that_fills_its_box_is_copied_as_one_loop_nest() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("testsuite/strategy/kernels/stencil2d_9pt.c");
-    let recipe = scratch_path("stencil9.lua");
-    std::fs::write(
-        &recipe,
+    let text = compiled_and_checked(
+        &path,
         "tile_by_index({\"j\", \"i\"}, {32, 32}, {l1_control=\"jj\", l2_control=\"ii\"}, {\"ii\", \"jj\", \"i\", \"j\"})\n\
          tile_by_index({\"i\"}, {4}, {l1_control=\"ir\"}, {\"ii\", \"jj\", \"i\", \"j\", \"ir\"})\n\
          cudaize(\"stencil2d_9pt_kernel\", {}, {block={\"jj\", \"ii\"}, thread={\"j\", \"i\"}})\n\
          copy_to_shared(\"tx\", \"A\", -16)\n\
          unroll(\"ir\")\n",
-    )
-    .unwrap();
-    let cu = scratch_path("stencil9.cu");
-    let (code, _, err) = gpucc_on(
-        "compile",
-        &path,
-        &[
-            "--recipe",
-            recipe.to_str().unwrap(),
-            "-D",
-            "N=100",
-            "-D",
-            "M=99",
-            "-o",
-            cu.to_str().unwrap(),
-        ],
+        &["-D", "N=100", "-D", "M=99"],
     );
-    assert_eq!(code, 0, "{err}");
-    let text = std::fs::read_to_string(&cu).unwrap();
     let copies = text
         .lines()
         .filter(|l| l.trim_start().starts_with("A_shared[") && l.contains("] = A["))
         .count();
     assert_eq!(copies, 1, "the copy is not one loop nest:\n{text}");
-    let options: Vec<String> = ["-D", "N=100", "-D", "M=99"].map(String::from).to_vec();
-    verify_cases(std::slice::from_ref(&path), |_| {
-        Ok((path.clone(), options.clone(), text.clone()))
+}
+
+/// The `.cu` of `source` compiled with the recipe text `recipe` (written to a scratch
+/// file) and `options`, once the CPU check has accepted it with the same options.
+fn compiled_and_checked(source: &std::path::Path, recipe: &str, options: &[&str]) -> String {
+    let name = source.file_stem().unwrap().to_str().unwrap();
+    let recipe_path = scratch_path(&format!("{name}.lua"));
+    std::fs::write(&recipe_path, recipe).unwrap();
+    let cu = scratch_path(&format!("{name}.cu"));
+    let mut args = vec!["--recipe", recipe_path.to_str().unwrap()];
+    args.extend(options);
+    args.extend(["-o", cu.to_str().unwrap()]);
+    let (code, _, err) = gpucc_on("compile", source, &args);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&cu).unwrap();
+    let options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+    verify_cases(std::slice::from_ref(&source.to_path_buf()), |_| {
+        Ok((source.to_path_buf(), options.clone(), text.clone()))
     });
+    text
 }

@@ -11,11 +11,11 @@ use crate::poly::affine::{Aff, Atom, Var};
 use crate::poly::astbuild::AstNode;
 use crate::transform::boxcopy::{thread_var, BoxCopy, BoxDim};
 use crate::transform::cudaize::ThreadKind;
-use crate::transform::datacopy::Memory;
+use crate::transform::datacopy::{DataCopy, Memory};
 use crate::transform::{StmtKind, Transformed};
 
-/// The box statement `s` copies, where gpucc writes its loops.
-pub(super) fn boxed(t: &Transformed, s: usize) -> Option<&BoxCopy> {
+/// The copy statement `s` makes and its box, where gpucc writes its loops.
+fn boxed(t: &Transformed, s: usize) -> Option<(&DataCopy, &BoxCopy)> {
     let st = &t.statements[s];
     let StmtKind::CopyIn(c) = st.kind else {
         return None;
@@ -36,7 +36,7 @@ pub(super) fn boxed(t: &Transformed, s: usize) -> Option<&BoxCopy> {
             Atom::FloorDiv(..) => false,
         })
     };
-    copy.boxed.as_ref().filter(|b| {
+    let b = copy.boxed.as_ref().filter(|b| {
         simple
             && b.describes(st)
             && copy.fixed_names.len() == copy.prefix.len()
@@ -44,27 +44,20 @@ pub(super) fn boxed(t: &Transformed, s: usize) -> Option<&BoxCopy> {
                 .chain(&b.extents)
                 .chain(&b.coordinates)
                 .all(written)
-    })
+    })?;
+    Some((copy, b))
 }
 
 /// The fixed names' values per instance of statement `s`: `{ A_shared_in[ii, kk] : ... }`
 /// (the isl text of the instances isl places).
 pub(super) fn placed(t: &Transformed, s: usize) -> Option<(usize, &str)> {
-    let b = boxed(t, s)?;
-    let copy = match t.statements[s].kind {
-        StmtKind::CopyIn(c) => &t.copies[c],
-        _ => return None,
-    };
+    let (copy, b) = boxed(t, s)?;
     Some((copy.fixed_names.len(), &b.per))
 }
 
 /// The copy of statement `s` at the instance whose fixed names have the values `fixed`.
 pub(super) fn expand(t: &Transformed, s: usize, fixed: &[Expr]) -> Option<Vec<AstNode>> {
-    let b = boxed(t, s)?;
-    let StmtKind::CopyIn(c) = t.statements[s].kind else {
-        return None;
-    };
-    let copy = &t.copies[c];
+    let (copy, b) = boxed(t, s)?;
     let names = super::kernel_names(t, &t.kernels[copy.kernel]);
     let value = |v: &Var| -> Option<Expr> {
         match v {
@@ -260,21 +253,15 @@ fn quotient(e: &Expr, d: i64, ranges: &[(String, Option<i64>)], negate: bool) ->
     let (whole, rest): (Vec<_>, Vec<_>) = terms.into_iter().partition(|(_, k)| k % d == 0);
     let whole: Vec<(String, i64)> = whole.into_iter().map(|(n, k)| (n, sign * k / d)).collect();
     let range = |n: &str| ranges.iter().find(|(x, _)| x == n).map(|(_, hi)| *hi);
-    let least = rest
-        .iter()
-        .try_fold(c, |acc, (n, k)| match (range(n)?, *k > 0) {
-            (_, true) => Some(acc),
-            (Some(hi), false) => Some(acc + k * hi),
-            (None, false) => None,
-        });
-    let most = rest
-        .iter()
-        .try_fold(c, |acc, (n, k)| match (range(n)?, *k > 0) {
-            (Some(hi), true) => Some(acc + k * hi),
-            (_, false) => Some(acc),
-            (None, true) => None,
-        });
-    // One quotient over every value (`ty / 8` for `ty < 8`).
+    // The least (`most` false) or most value of the rest over the names' ranges.
+    let value = |most: bool| {
+        rest.iter().try_fold(c, |acc, (n, k)| {
+            let hi = range(n)?;
+            Some(acc + if (*k > 0) == most { k * hi? } else { 0 })
+        })
+    };
+    let (least, most) = (value(false), value(true));
+    // One quotient over every value (`ty / 8` for `ty < 8`; every term divided out).
     if let (Some(lo), Some(hi)) = (least, most) {
         if lo.div_euclid(d) == hi.div_euclid(d) {
             return ir::from_linear(&whole, sign * lo.div_euclid(d));
@@ -283,35 +270,24 @@ fn quotient(e: &Expr, d: i64, ranges: &[(String, Option<i64>)], negate: bool) ->
     let signed = |rest: &[(String, i64)]| rest.iter().all(|(n, k)| range(n).is_some() && *k > 0);
     let negated: Vec<(String, i64)> = rest.iter().map(|(n, k)| (n.clone(), -k)).collect();
     let (q, r) = (c.div_euclid(d), c.rem_euclid(d));
-    // floor(e / d) = constant + added * (dividend / d), the dividend never negative.
-    let (constant, divided) = if rest.is_empty() {
-        (q, None)
-    } else if c >= 0 && signed(&rest) || least.is_some_and(|l| l >= 0) && !signed(&negated) {
-        (0, Some((1, ir::from_linear(&rest, c))))
-    } else if signed(&rest) {
-        // floor((v + c) / d) = q + (v + r) / d, c = q * d + r, v >= 0.
-        (q, Some((1, ir::from_linear(&rest, r))))
-    } else if signed(&negated) {
-        // floor((c - v) / d) = q - (v + d - 1 - r) / d.
-        (q, Some((-1, ir::from_linear(&negated, d - 1 - r))))
-    } else {
-        let q = Expr::Op(Op::FloorDiv, vec![ir::from_linear(&rest, c), Expr::Int(d)]);
-        return match (whole.is_empty(), negate) {
-            (true, false) => q,
-            (true, true) => Expr::Op(Op::Neg, vec![q]),
-            (false, _) => {
-                let op = if negate { Op::Sub } else { Op::Add };
-                Expr::Op(op, vec![ir::from_linear(&whole, 0), q])
-            }
+    // floor(e / d) = constant + added * (dividend / d), divided as C does only where the
+    // dividend is never negative.
+    let (constant, added, op, dividend) =
+        if c >= 0 && signed(&rest) || least.is_some_and(|l| l >= 0) && !signed(&negated) {
+            (0, 1, Op::PosDiv, ir::from_linear(&rest, c))
+        } else if signed(&rest) {
+            // floor((v + c) / d) = q + (v + r) / d, c = q * d + r, v >= 0.
+            (q, 1, Op::PosDiv, ir::from_linear(&rest, r))
+        } else if signed(&negated) {
+            // floor((c - v) / d) = q - (v + d - 1 - r) / d.
+            (q, -1, Op::PosDiv, ir::from_linear(&negated, d - 1 - r))
+        } else {
+            (0, 1, Op::FloorDiv, ir::from_linear(&rest, c))
         };
-    };
     let constant = sign * constant;
-    let Some((added, dividend)) = divided else {
-        return ir::from_linear(&whole, constant);
-    };
     // As isl writes it, the constant last (`jj - (j + 252) / 256 + 1`), which the CUDA
     // writer turns into `<` bounds (`< jj - (j + 252) / 256 + 2`), as nvcc has them.
-    let q = Expr::Op(Op::PosDiv, vec![dividend, Expr::Int(d)]);
+    let q = Expr::Op(op, vec![dividend, Expr::Int(d)]);
     let subtract = added * sign < 0;
     let e = match (whole.is_empty(), subtract) {
         (true, false) => q,

@@ -52,9 +52,7 @@ pub fn shared_declarations(
                 )
             })?;
             let text = format!("gpucc_dynamic<{ty}> {name}(\"{name}\")");
-            out.push_str(&body[copied..start]);
-            out.push_str(&text);
-            out.push_str(&lines_lost(&body[start..semi], &text));
+            splice(&mut out, body, copied, start..semi, &text);
             dynamic.push(name);
             copied = semi;
             from = semi;
@@ -160,15 +158,27 @@ fn shared_pointers(text: &str, dynamic: &[String]) -> String {
             continue;
         };
         let rewritten = format!("gpucc_shared_ptr<{ty}> {name}({init}, \"{name}\")");
-        out.push_str(&text[copied..start]);
-        out.push_str(&rewritten);
-        out.push_str(&lines_lost(&text[start..semi], &rewritten));
+        splice(&mut out, text, copied, start..semi, &rewritten);
         names.push(name);
         copied = semi;
         at = semi;
     }
     out.push_str(&text[copied..]);
     out
+}
+
+/// Appends `text` from `copied` up to the statement at `statement`, then `replacement`
+/// for that statement, with the line breaks it lost (the lines after keep their numbers).
+fn splice(
+    out: &mut String,
+    text: &str,
+    copied: usize,
+    statement: std::ops::Range<usize>,
+    replacement: &str,
+) {
+    out.push_str(&text[copied..statement.start]);
+    out.push_str(replacement);
+    out.push_str(&lines_lost(&text[statement], replacement));
 }
 
 /// Where the statement holding `at` starts: its first token after the last `;`, `{` or `}`
@@ -249,9 +259,7 @@ fn carved_arrays(text: &str, dynamic: &[String]) -> String {
         let Some(carved) = carved(&text[start..semi], dynamic) else {
             continue;
         };
-        out.push_str(&text[copied..start]);
-        out.push_str(&carved);
-        out.push_str(&lines_lost(&text[start..semi], &carved));
+        splice(&mut out, text, copied, start..semi, &carved);
         copied = semi;
         from = semi;
     }
