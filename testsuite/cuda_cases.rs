@@ -190,6 +190,35 @@ fn a_box_copied_by_gpucc_s_own_loops_is_checked() {
     }
 }
 
+/// A register tile whose footprint is its box, clipped to the array: gpucc writes the
+/// loops of its copy in and out (isl places one instance per thread). At 99, the last
+/// tiles are partial along both dimensions: the rows and columns past the array are
+/// guarded as isl guarded them, and the CPU check accepts the result.
+#[test]
+fn a_register_tile_copied_by_gpucc_s_own_loops_is_checked() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let recipe = std::fs::read_to_string(root.join("recipes/sgemm_outer.lua")).unwrap();
+    let source = scratch_path("sgemm99.c");
+    std::fs::write(
+        &source,
+        "#define N 99\n\
+         void sgemm(const float A[N][N], const float B[N][N], float C[N][N])\n{\n\
+           for (int i = 0; i < N; i++)\n\
+             for (int j = 0; j < N; j++)\n\
+               for (int k = 0; k < N; k++)\n\
+                 C[i][j] += A[i][k] * B[k][j];\n}\n",
+    )
+    .unwrap();
+    let text = compiled_and_checked(&source, &recipe, &["-P", "TI=64", "-P", "RJ=4"]);
+    for expected in [
+        "if (8 * ii + ty < 12) {",
+        "if (32 * jj + tx < 24)\n      C_reg[7][3] = C[64 * ii + 8 * ty + 7][128 * jj + 4 * tx + 3];",
+        "if (32 * jj + tx < 24)\n      C[64 * ii + 8 * ty + 7][128 * jj + 4 * tx + 3] = C_reg[7][3];",
+    ] {
+        assert!(text.contains(expected), "no `{expected}` in:\n{text}");
+    }
+}
+
 /// A nine-point stencil's footprint is a union of nine shifted boxes that fills its box:
 /// copied as the box, the copy is one loop nest (one assignment to the tile) that the CPU
 /// check accepts at sizes that leave partial tiles; copied as the union, isl split it into

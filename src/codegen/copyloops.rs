@@ -1,7 +1,8 @@
-//! The loops of a shared copy of a box, written by gpucc ([`crate::transform::boxcopy`]):
-//! isl places one instance of the copy per value of the loops around it, and each becomes
-//! here the rounds that spread the box over the block's threads, with the guards that
-//! keep it inside the box and the array. The nodes are those isl would give the copy's
+//! The loops of a copy of a box, written by gpucc ([`crate::transform::boxcopy`]): isl
+//! places one instance of the copy per value of the loops around it, and each becomes
+//! here the rounds that spread the box over the block's threads (a shared copy) or the
+//! loops over each thread's own box (a register copy), with the guards that keep it
+//! inside the box and the array. The nodes are those isl would give the copy's
 //! statement (loops named by their schedule dimension, `c{2l+1}` for the statement's
 //! level `l`; instances with the copy's iterators and the element), so the rest of
 //! codegen reads them as isl's.
@@ -17,11 +18,11 @@ use crate::transform::{StmtKind, Transformed};
 /// The copy statement `s` makes and its box, where gpucc writes its loops.
 fn boxed(t: &Transformed, s: usize) -> Option<(&DataCopy, &BoxCopy)> {
     let st = &t.statements[s];
-    let StmtKind::CopyIn(c) = st.kind else {
+    let (StmtKind::CopyIn(c) | StmtKind::CopyOut(c)) = st.kind else {
         return None;
     };
     let copy = &t.copies[c];
-    let simple = copy.memory == Memory::Shared
+    let simple = (copy.memory == Memory::Registers || matches!(st.kind, StmtKind::CopyIn(_)))
         && copy.width == 1
         && copy.double.is_none()
         && !copy.asynchronous;
@@ -36,10 +37,30 @@ fn boxed(t: &Transformed, s: usize) -> Option<(&DataCopy, &BoxCopy)> {
             Atom::FloorDiv(..) => false,
         })
     };
-    let b = copy.boxed.as_ref().filter(|b| {
+    // The fixed names: the loops around the copy (its first levels), then, for a register
+    // copy, the thread variables its instances bind.
+    let fixed = |b: &BoxCopy| {
+        let levels = fixed_levels(b);
+        let named = |n: &String| Aff::var(Var::Index(n.clone()));
+        let around = (st.levels.iter().take(levels)).map(|(_, v)| v).eq(copy
+            .fixed_names
+            .iter()
+            .take(levels)
+            .map(named)
+            .collect::<Vec<_>>()
+            .iter());
+        let bound = copy.fixed_names[levels.min(copy.fixed_names.len())..]
+            .iter()
+            .all(|n| st.bindings.iter().any(|(_, v)| *v == named(n)));
+        match copy.memory {
+            Memory::Shared => copy.fixed_names.len() == copy.prefix.len(),
+            Memory::Registers => around && bound,
+        }
+    };
+    let b = copy.boxed.iter().find(|b| {
         simple
             && b.describes(st)
-            && copy.fixed_names.len() == copy.prefix.len()
+            && fixed(b)
             && (copy.offsets.iter())
                 .chain(&b.extents)
                 .chain(&b.coordinates)
@@ -48,11 +69,35 @@ fn boxed(t: &Transformed, s: usize) -> Option<(&DataCopy, &BoxCopy)> {
     Some((copy, b))
 }
 
-/// The fixed names' values per instance of statement `s`: `{ A_shared_in[ii, kk] : ... }`
-/// (the isl text of the instances isl places).
-pub(super) fn placed(t: &Transformed, s: usize) -> Option<(usize, &str)> {
+/// The levels of a copy of `b` before the box's own: the loops around it.
+fn fixed_levels(b: &BoxCopy) -> usize {
+    let own = b.dims.iter().filter(|d| !matches!(d, BoxDim::One)).count();
+    b.levels.len() - own
+}
+
+/// A copy whose loops gpucc writes, as isl places it.
+pub(super) struct Placed<'a> {
+    /// Its fixed names (its first iterators).
+    pub iterators: usize,
+    /// The levels around the box's loops.
+    pub levels: usize,
+    /// The fixed names' values per instance (`{ A_shared_in[ii, kk] : ... }`, the isl
+    /// text of the instances isl places).
+    pub per: &'a str,
+    /// Whether the block's threads share the copy (a shared one: the thread variables
+    /// are not fixed by the instance, but spread its box).
+    pub shared: bool,
+}
+
+/// Where gpucc writes the loops of statement `s`, a copy.
+pub(super) fn placed(t: &Transformed, s: usize) -> Option<Placed<'_>> {
     let (copy, b) = boxed(t, s)?;
-    Some((copy.fixed_names.len(), &b.per))
+    Some(Placed {
+        iterators: copy.fixed_names.len(),
+        levels: fixed_levels(b),
+        per: &b.per,
+        shared: copy.memory == Memory::Shared,
+    })
 }
 
 /// The copy of statement `s` at the instance whose fixed names have the values `fixed`.

@@ -450,7 +450,7 @@ fn kernel_code(
         } else {
             // Copies and barriers say which kernel variables their instances fix.
             for (hw, value) in &st.bindings {
-                if placed.is_some() && matches!(hw, Hw::Thread(_)) {
+                if placed.as_ref().is_some_and(|p| p.shared) && matches!(hw, Hw::Thread(_)) {
                     continue;
                 }
                 let name = match hw {
@@ -484,13 +484,14 @@ fn kernel_code(
             .into_iter()
             .map(by_name)
             .collect();
-        let tuple = match placed {
-            Some((fixed, _)) => {
-                for d in &mut dims[2 * fixed + 1..] {
+        let tuple = match &placed {
+            Some(p) => {
+                for d in &mut dims[2 * p.levels + 1..] {
                     *d = "0".into();
                 }
-                let names: Vec<String> =
-                    st.iterators[..fixed].iter().map(|n| isl_name(n)).collect();
+                let names: Vec<String> = (st.iterators[..p.iterators].iter())
+                    .map(|n| isl_name(n))
+                    .collect();
                 format!("{}[{}]", st.name, names.join(", "))
             }
             None => t.tuple(s),
@@ -501,7 +502,7 @@ fn kernel_code(
             tuple,
             dims.join(", ")
         );
-        let mut domain = Set::parse(ctx, placed.map_or(&st.domain, |(_, per)| per))?;
+        let mut domain = Set::parse(ctx, placed.as_ref().map_or(&st.domain, |p| p.per))?;
         // Indices into copy temporaries ride along as extra dimensions of the instance, so
         // that isl writes them in terms of the generated loops.
         let extras = if placed.is_some() {

@@ -467,6 +467,16 @@ impl Set {
         Ok(self.wrap(raw))
     }
 
+    /// The set without the constraints that involve dimensions `first..first + n`
+    /// (a superset: those dimensions become unbounded).
+    pub fn drop_constraints_involving(&self, first: usize, n: usize) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .drop_constraints_involving_dims(DimType::Set, first as u32, n as u32)
+            .map_err(|e| err("drop_constraints_involving_dims", e))?;
+        Ok(self.wrap(raw))
+    }
+
     /// Removes the parameters (existentially): the set of values possible for some
     /// parameter values.
     pub fn project_out_params(&self) -> IslResult<Set> {

@@ -1,5 +1,6 @@
-//! A shared copy-in of its footprint's box, clipped to the array: what gpucc needs to write
-//! its loops itself ([`crate::codegen::copyloops`]). isl then places one instance of the
+//! A shared copy-in of its footprint's box, clipped to the array (or a register copy whose
+//! footprint is that box): what gpucc needs to write its loops itself
+//! ([`crate::codegen::copyloops`]). isl then places one instance of the
 //! copy per value of the loops around it, instead of generating the loops that spread
 //! the box over the threads: those took about half of a 3-D stencil's AST generation and
 //! a quarter of a matrix product's (`benchmarks/profiles/compile-2026-11-29-copies.md`).
@@ -26,8 +27,8 @@ pub enum BoxDim {
     One,
 }
 
-/// A shared copy-in whose instances are its box (`DataCopy::sizes`) clipped to the array's
-/// extents, element `x` of the box spread as `dims` say.
+/// A copy whose instances are its box (`DataCopy::sizes`) clipped to the array's extents,
+/// element `x` of the box spread as `dims` say.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BoxCopy {
     /// The copy-in's domain, levels and bindings as made: a later command that changes
@@ -44,7 +45,8 @@ pub struct BoxCopy {
     /// fixed names), and whether it may end past it.
     pub clips: Vec<(bool, bool)>,
     /// Per kernel thread dimension, the thread's coordinate from the kernel's thread
-    /// variable (`Var::Index("__t{d}")`) and the copy's fixed names.
+    /// variable (`Var::Index("__t{d}")`) and the copy's fixed names (none where each
+    /// thread copies a box of its own).
     pub coordinates: Vec<Aff>,
     /// Thread dimensions the box does not use: only their first thread copies.
     pub idle: Vec<usize>,
@@ -53,7 +55,7 @@ pub struct BoxCopy {
 }
 
 impl BoxCopy {
-    /// Whether statement `st` is still the copy-in this describes.
+    /// Whether statement `st` is still the copy this describes.
     pub fn describes(&self, st: &TStatement) -> bool {
         st.domain == self.domain
             && st.bindings == self.bindings
@@ -78,30 +80,49 @@ pub(super) struct Spread<'a> {
     pub sizes: &'a [i64],
     pub extents: Vec<Aff>,
     pub dims: Vec<BoxDim>,
+    /// Whether the block's threads share the box (a shared copy), or each thread copies
+    /// a box of its own (a register copy).
+    pub threads: bool,
 }
 
-/// The description of `copy_in`, a shared copy-in of its box made as `spread` says;
+/// The description of `copy`, a copy of its box made as `spread` says;
 /// `None` where a thread's coordinate is not affine in the kernel's variables.
 pub(super) fn describe(
     t: &Transformed,
     ctx: &Ctx,
     kernel: &Kernel,
-    copy_in: &TStatement,
+    copy: &TStatement,
     spread: Spread,
 ) -> TResult<Option<BoxCopy>> {
-    let coordinates: Option<Vec<Aff>> = (0..kernel.threads.len())
+    let shared_by = if spread.threads {
+        kernel.threads.len()
+    } else {
+        0
+    };
+    let coordinates: Option<Vec<Aff>> = (0..shared_by)
         .map(|d| coordinate(t, kernel, spread.fixed, d).ok())
         .collect();
     let Some(coordinates) = coordinates else {
         return Ok(None);
     };
     let names: Vec<&str> = spread.fixed.iter().map(|(_, n)| n.as_str()).collect();
-    let per = Set::parse(ctx, &copy_in.domain)?
+    // Where each thread copies a box of its own, a dimension with a loop does not bound
+    // the values the copy is made per: past the array's edge, its loop is empty, and isl
+    // writes no guard for that either.
+    let mut domain = Set::parse(ctx, &copy.domain)?;
+    if !spread.threads {
+        for (d, dim) in spread.dims.iter().enumerate() {
+            if matches!(dim, BoxDim::Loop { .. }) {
+                domain = domain.drop_constraints_involving(names.len() + d, 1)?;
+            }
+        }
+    }
+    let per = domain
         .project_out(names.len(), spread.sizes.len())?
-        .set_tuple_name(&copy_in.name)?;
+        .set_tuple_name(&copy.name)?;
     // Whether some value the copy is made per meets `cond`.
     let params = t.params_prefix();
-    let tuple = format!("{}[{}]", copy_in.name, names.join(", "));
+    let tuple = format!("{}[{}]", copy.name, names.join(", "));
     let meets = |cond: String| -> TResult<bool> {
         let set = Set::parse(ctx, &format!("{params}{{ {tuple} : {cond} }}"))?;
         Ok(!per.intersect(&set)?.is_empty()?)
@@ -117,15 +138,15 @@ pub(super) fn describe(
     let nonnegative = (names.iter())
         .map(|n| Ok(!meets(format!("{n} < 0"))?))
         .collect::<TResult<_>>()?;
-    let idle = (0..kernel.threads.len())
+    let idle = (0..shared_by)
         .filter(|d| {
             !(spread.dims.iter()).any(|x| matches!(x, BoxDim::Threads { dim, .. } if dim == d))
         })
         .collect();
     Ok(Some(BoxCopy {
-        domain: copy_in.domain.clone(),
-        levels: copy_in.levels.iter().map(|(l, _)| *l).collect(),
-        bindings: copy_in.bindings.clone(),
+        domain: copy.domain.clone(),
+        levels: copy.levels.iter().map(|(l, _)| *l).collect(),
+        bindings: copy.bindings.clone(),
         per: per.to_string(),
         dims: spread.dims,
         extents: spread.extents,

@@ -66,8 +66,9 @@ pub struct DataCopy {
     /// {async=true})`: `cp.async` on sm_80 and later), waited for before the barrier that
     /// ends each iteration.
     pub asynchronous: bool,
-    /// A shared copy of the box whose loops gpucc writes ([`BoxCopy`]).
-    pub boxed: Option<BoxCopy>,
+    /// The copy statements of the box whose loops gpucc writes ([`BoxCopy`]): a shared
+    /// copy-in, a register copy's in and out.
+    pub boxed: Vec<BoxCopy>,
 }
 
 impl DataCopy {
@@ -671,39 +672,38 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
     // Copy-in (and copy-out) statements.
     let params_prefix = t.params_prefix();
     // A shared copy-in may copy the footprint's box instead ([`Footprints::instances`]),
-    // clipped to the array's bounds, where they are known.
+    // clipped to the array's bounds, where they are known; a register copy is told
+    // whether its footprint is that box.
     let extents = &p.arrays[array].extents;
     let es: Vec<String> = (0..sizes.len()).map(|k| format!("__e{k}")).collect();
-    let hull = (memory == Memory::Shared
-        && width == 1
-        && extents.len() == sizes.len()
-        && strides.iter().all(|s| *s == 1))
-    .then(|| {
-        let (fixed, a) = (fixed_names.join(", "), isl_name(&name));
-        let mut conds = Vec::new();
-        for (d, (o, size)) in offsets.iter().zip(&sizes).enumerate() {
-            conds.push(format!("{o} <= __e{d} <= {o} + {}", size - 1));
-            conds.push(format!("0 <= __e{d} < {}", extents[d].as_ref()?));
-        }
-        let projections = es
-            .iter()
-            .map(|e| {
-                format!(
-                    "{params_prefix}{{ [[{fixed}] -> {a}[{}]] -> [[{fixed}] -> {a}[{e}]] }}",
-                    es.join(", ")
-                )
+    let hull = (width == 1 && extents.len() == sizes.len() && strides.iter().all(|s| *s == 1))
+        .then(|| {
+            let (fixed, a) = (fixed_names.join(", "), isl_name(&name));
+            let mut conds = Vec::new();
+            for (d, (o, size)) in offsets.iter().zip(&sizes).enumerate() {
+                conds.push(format!("{o} <= __e{d} <= {o} + {}", size - 1));
+                conds.push(format!("0 <= __e{d} < {}", extents[d].as_ref()?));
+            }
+            let projections = es
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{params_prefix}{{ [[{fixed}] -> {a}[{}]] -> [[{fixed}] -> {a}[{e}]] }}",
+                        es.join(", ")
+                    )
+                })
+                .collect();
+            Some(Hull {
+                boxed: format!(
+                    "{params_prefix}{{ [{fixed}] -> {a}[{}] : {} }}",
+                    es.join(", "),
+                    conds.join(" and ")
+                ),
+                projections,
+                exact: memory == Memory::Registers,
             })
-            .collect();
-        Some(Hull {
-            boxed: format!(
-                "{params_prefix}{{ [{fixed}] -> {a}[{}] : {} }}",
-                es.join(", "),
-                conds.join(" and ")
-            ),
-            projections,
         })
-    })
-    .flatten();
+        .flatten();
     let instances = |reads: bool, label: &str| -> TResult<(Vec<String>, (String, bool))> {
         let xs: Vec<String> = (0..sizes.len()).map(|k| format!("__x{k}")).collect();
         let shift: Vec<String> = xs
@@ -729,7 +729,7 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
             iters.join(", "),
             shift.join(" and ")
         );
-        let hull = if reads { hull.as_ref() } else { None };
+        let hull = hull.as_ref().filter(|h| reads || h.exact);
         Ok((iters, fp.instances(reads, &text, hull)?))
     };
     let copy_levels = |t: &mut Transformed, shared: bool| -> TResult<(CopyPlace, Vec<BoxDim>)> {
@@ -825,13 +825,40 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
         Ok(((levels, bindings), spread))
     };
     let extents: Option<Vec<Aff>> = extents.iter().cloned().collect();
+    let fixed_levels: Vec<(Option<LevelId>, String)> = fixed
+        .iter()
+        .zip(&fixed_names)
+        .map(|(f, n)| (f.level, n.clone()))
+        .collect();
+    // gpucc writes the loops of a copy of the box (clipped to the array's extents,
+    // known), one element per instance: a shared copy-in's, and a register copy's.
+    let describe = |t: &Transformed, st: &TStatement, whole_box: bool, dims: Vec<BoxDim>| match (
+        &extents,
+        whole_box && width == 1,
+    ) {
+        (Some(extents), true) => boxcopy::describe(
+            t,
+            &ctx,
+            &kernel,
+            st,
+            boxcopy::Spread {
+                fixed: &fixed_levels,
+                offsets: &offsets,
+                sizes: &sizes,
+                extents: extents.clone(),
+                dims,
+                threads: memory == Memory::Shared,
+            },
+        ),
+        _ => Ok(None),
+    };
     let mut new_statements = Vec::new();
-    let mut boxed = None;
+    let mut boxed = Vec::new();
     if reads {
         let label = format!("{}_in", temp);
         let (iterators, (domain, whole_box)) = instances(true, &label)?;
         let ((levels, bindings), spread) = copy_levels(t, memory == Memory::Shared)?;
-        new_statements.push(TStatement {
+        let st = TStatement {
             name: label,
             kind: StmtKind::CopyIn(c),
             iterators,
@@ -839,33 +866,15 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
             levels,
             order: (first, order_tie(prefix.len(), Role::CopyIn)),
             bindings,
-        });
-        // gpucc writes the loops of a shared copy of the box (clipped to the array's
-        // extents, known), one element per instance.
-        if let (true, Some(extents)) =
-            (whole_box && memory == Memory::Shared && width == 1, extents)
-        {
-            let fixed: Vec<(Option<LevelId>, String)> = fixed
-                .iter()
-                .zip(&fixed_names)
-                .map(|(f, n)| (f.level, n.clone()))
-                .collect();
-            let copy_in = new_statements.last().expect("pushed above");
-            let spread = boxcopy::Spread {
-                fixed: &fixed,
-                offsets: &offsets,
-                sizes: &sizes,
-                extents,
-                dims: spread,
-            };
-            boxed = boxcopy::describe(t, &ctx, &kernel, copy_in, spread)?;
-        }
+        };
+        boxed.extend(describe(t, &st, whole_box, spread)?);
+        new_statements.push(st);
     }
     if writes {
         let label = format!("{}_out", temp);
-        let (iterators, (domain, _)) = instances(false, &label)?;
-        let ((levels, bindings), _) = copy_levels(t, false)?;
-        new_statements.push(TStatement {
+        let (iterators, (domain, whole_box)) = instances(false, &label)?;
+        let ((levels, bindings), spread) = copy_levels(t, false)?;
+        let st = TStatement {
             name: label,
             kind: StmtKind::CopyOut(c),
             iterators,
@@ -873,7 +882,9 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
             levels,
             order: (last, order_tie(prefix.len(), Role::CopyOut)),
             bindings,
-        });
+        };
+        boxed.extend(describe(t, &st, whole_box, spread)?);
+        new_statements.push(st);
     }
     if memory == Memory::Shared {
         // A barrier after the copy; another at the end of the enclosing loop's body if a

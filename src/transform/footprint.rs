@@ -210,7 +210,9 @@ impl<'a> Footprints<'a> {
     /// isl text of a relation from the footprint's wrapped pairs to the copy's instances,
     /// applied to them; the domain as isl text, and whether it is the box (below).
     ///
-    /// With a `hull` (a copy-in only), a footprint that spans its box along every
+    /// With an exact `hull` (a register copy's), the footprint is copied and the flag
+    /// says whether it is the box. With another (a shared copy-in's), a footprint that
+    /// spans its box along every
     /// dimension is copied as the box instead. A stencil's footprint is a union of shifted
     /// boxes (a 3-D seven-point stencil's, a cross of seven), and isl's AST for copying
     /// exactly that union took 3 s a kernel (`stencil3d_heat.c`), with loop bounds of a
@@ -235,6 +237,16 @@ impl<'a> Footprints<'a> {
                 .expect("a copy is made of accesses it has")
                 .wrapped()?;
             let copied = match hull {
+                // A register copy copies its footprint; that it is its box (clipped to
+                // the array) lets gpucc write its loops.
+                Some(hull) if hull.exact => {
+                    let boxed = Map::parse(self.ctx, &hull.boxed)?
+                        .intersect_domain(&fp.unwrapped()?.domain()?)?
+                        .wrapped()?;
+                    let equal =
+                        boxed.subtract(&fp)?.is_empty()? && fp.subtract(&boxed)?.is_empty()?;
+                    (fp, equal)
+                }
                 Some(hull) if reads => {
                     let boxed = Map::parse(self.ctx, &hull.boxed)?
                         .intersect_domain(&fp.unwrapped()?.domain()?)?
@@ -311,6 +323,9 @@ pub struct Hull {
     pub boxed: String,
     /// For each dimension `d`, `{ [[fixed] -> A[e]] -> [[fixed] -> A[e_d]] }`.
     pub projections: Vec<String>,
+    /// Only say whether the footprint is the box, and copy the footprint (a register
+    /// copy, in or out).
+    pub exact: bool,
 }
 
 fn wanted(part: &Part, reads: bool, writes: bool, only: Option<usize>) -> bool {
