@@ -191,11 +191,12 @@ fn a_box_copied_by_gpucc_s_own_loops_is_checked() {
 }
 
 /// A register tile whose footprint is its box, clipped to the array: gpucc writes the
-/// loops of its copy in and out (isl places one instance per thread). At 99, the last
-/// tiles are partial along both dimensions: the rows and columns past the array are
-/// guarded as isl guarded them, and the CPU check accepts the result.
+/// loops of its copy in and out (isl places one instance per thread) and the loops over
+/// its points in the product's statement (isl places one instance per tile, at its first
+/// point). At 99, the last tiles are partial along both dimensions: the rows and columns
+/// past the array are guarded as isl guarded them, and the CPU check accepts the result.
 #[test]
-fn a_register_tile_copied_by_gpucc_s_own_loops_is_checked() {
+fn a_register_tile_written_by_gpucc_s_own_loops_is_checked() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let recipe = std::fs::read_to_string(root.join("recipes/sgemm_outer.lua")).unwrap();
     let source = scratch_path("sgemm99.c");
@@ -214,6 +215,7 @@ fn a_register_tile_copied_by_gpucc_s_own_loops_is_checked() {
         "if (8 * ii + ty < 12) {",
         "if (32 * jj + tx < 24)\n      C_reg[7][3] = C[64 * ii + 8 * ty + 7][128 * jj + 4 * tx + 3];",
         "if (32 * jj + tx < 24)\n      C[64 * ii + 8 * ty + 7][128 * jj + 4 * tx + 3] = C_reg[7][3];",
+        "if (32 * jj + tx < 24)\n        C_reg[7][3] += A_shared[8 * ty + 7][1] * B_shared[1][128 * jj + 4 * tx + 3];",
     ] {
         assert!(text.contains(expected), "no `{expected}` in:\n{text}");
     }

@@ -217,19 +217,8 @@ pub(super) fn expand(t: &Transformed, s: usize, fixed: &[Expr]) -> Option<Vec<As
     outer.retain(|g| ir::truth(g) != Some(true));
     // Terms in isl's order: the parameters as the kernel lists them (the program's, then
     // the host, block and thread variables), then the loops from the outermost.
-    let mut order: Vec<&str> = t.program.params.iter().map(String::as_str).collect();
-    for n in names.host.iter().chain(&names.blocks).chain(&names.threads) {
-        order.push(n);
-    }
-    let rank = |n: &str| match order.iter().position(|x| *x == n) {
-        Some(k) => k,
-        None => {
-            order.len()
-                + n.strip_prefix('c')
-                    .and_then(|d| d.parse().ok())
-                    .unwrap_or(0)
-        }
-    };
+    let isl = IslOrder::of(t, &names);
+    let rank = |n: &str| isl.rank(n);
     let ordered = |e: &Expr| ordered(e, &rank);
     let mut outer: Vec<Expr> = outer.iter().map(ordered).collect();
     // Guards on later names after those on earlier ones, as isl sorts constraints.
@@ -244,20 +233,60 @@ pub(super) fn expand(t: &Transformed, s: usize, fixed: &[Expr]) -> Option<Vec<As
     let mut args = fixed.to_vec();
     args.extend(xs.iter().map(ordered));
     args.extend(elements.iter().map(ordered));
-    let mut body = vec![AstNode::User {
-        statement: t.statements[s].name.clone(),
-        args,
-    }];
-    for (it, first, last) in loops.into_iter().rev() {
+    let body = nest(&loops, t.statements[s].name.clone(), args);
+    Some(guarded(outer, body))
+}
+
+/// The loops `(iterator, first, last)`, the outermost first, around one instance of
+/// `statement`.
+pub(super) fn nest(
+    loops: &[(String, Expr, Expr)],
+    statement: String,
+    args: Vec<Expr>,
+) -> Vec<AstNode> {
+    let mut body = vec![AstNode::User { statement, args }];
+    for (it, first, last) in loops.iter().rev() {
         body = vec![AstNode::For {
             iterator: it.clone(),
-            init: first,
-            cond: Expr::Op(Op::Le, vec![Expr::Id(it), last]),
+            init: first.clone(),
+            cond: Expr::Op(Op::Le, vec![Expr::Id(it.clone()), last.clone()]),
             inc: Expr::Int(1),
             body,
         }];
     }
-    Some(guarded(outer, body))
+    body
+}
+
+/// The order of the terms of a sum as isl writes them: the parameters as the kernel lists
+/// them (the program's, then the host, block and thread variables), then the loops from
+/// the outermost.
+pub(super) struct IslOrder(Vec<String>);
+
+impl IslOrder {
+    pub(super) fn of(t: &Transformed, names: &super::names::KernelNames) -> IslOrder {
+        let mut order = t.program.params.clone();
+        for n in names.host.iter().chain(&names.blocks).chain(&names.threads) {
+            order.push(n.clone());
+        }
+        IslOrder(order)
+    }
+
+    pub(super) fn rank(&self, n: &str) -> usize {
+        match self.0.iter().position(|x| *x == n) {
+            Some(k) => k,
+            None => {
+                self.0.len()
+                    + n.strip_prefix('c')
+                        .and_then(|d| d.parse().ok())
+                        .unwrap_or(0)
+            }
+        }
+    }
+
+    /// `e` with its terms in this order ([`ordered`]).
+    pub(super) fn ordered(&self, e: &Expr) -> Expr {
+        ordered(e, &|n| self.rank(n))
+    }
 }
 
 fn guarded(guards: Vec<Expr>, body: Vec<AstNode>) -> Vec<AstNode> {
@@ -381,7 +410,7 @@ fn cmp(op: Op, a: Expr, b: Expr) -> Expr {
 }
 
 /// `sum(k * e)`, its affine parts in canonical form.
-fn sum(parts: Vec<(i64, Expr)>) -> Expr {
+pub(super) fn sum(parts: Vec<(i64, Expr)>) -> Expr {
     let e = parts
         .into_iter()
         .filter(|(k, _)| *k != 0)
@@ -396,7 +425,7 @@ fn sum(parts: Vec<(i64, Expr)>) -> Expr {
 
 /// An affine form with each variable's value; `None` where one has none, or the form
 /// divides.
-fn expr(a: &Aff, value: &dyn Fn(&Var) -> Option<Expr>) -> Option<Expr> {
+pub(super) fn expr(a: &Aff, value: &dyn Fn(&Var) -> Option<Expr>) -> Option<Expr> {
     let mut parts = Vec::new();
     for (atom, k) in &a.terms {
         match atom {

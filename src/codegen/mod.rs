@@ -14,6 +14,7 @@ pub mod guards;
 mod host;
 pub mod ir;
 mod names;
+mod pointloops;
 pub mod prefetch;
 mod reduction;
 pub mod reuse;
@@ -356,6 +357,11 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                     out.extend(to_ir(t, &copy, warnings));
                     continue;
                 }
+                // A register tile isl placed at its first point: gpucc writes its loops.
+                if let Some(tile) = pointloops::expand(t, s, args) {
+                    out.extend(to_ir(t, &tile, warnings));
+                    continue;
+                }
                 out.push(Node::Instance {
                     statement: s,
                     args: args.clone(),
@@ -432,7 +438,14 @@ fn kernel_code(
         // A copy whose loops gpucc writes: isl places one instance per value of the
         // loops around it, made per its fixed names ([`copyloops`]).
         let placed = copyloops::placed(t, s);
+        // A register tile's points that gpucc writes: isl places the statement at the
+        // first point of each tile ([`pointloops`]).
+        let points = pointloops::points(t, s);
         let mut conds = Vec::new();
+        for dim in points.iter().flat_map(|p| &p.dims) {
+            let x = isl_name(&st.iterators[dim.iterator]);
+            conds.push(format!("({x}) mod {} = 0", dim.size));
+        }
         if matches!(st.kind, StmtKind::Compute(_)) {
             for (l, name) in kernel
                 .host_levels
@@ -496,6 +509,11 @@ fn kernel_code(
             }
             None => t.tuple(s),
         };
+        if let Some(p) = &points {
+            for d in &mut dims[2 * p.levels + 1..] {
+                *d = "0".into();
+            }
+        }
         let sched = format!(
             "{}{{ {} -> [{}] }}",
             prefix(&params),
@@ -503,13 +521,31 @@ fn kernel_code(
             dims.join(", ")
         );
         let mut domain = Set::parse(ctx, placed.as_ref().map_or(&st.domain, |p| p.per))?;
+        for dim in points
+            .iter()
+            .flat_map(|p| &p.dims)
+            .filter(|d| d.unguarded())
+        {
+            let first = format!(
+                "{}{{ {} : {} >= {} }}",
+                prefix(&params),
+                t.tuple(s),
+                isl_name(&st.iterators[dim.iterator]),
+                dim.first
+            );
+            domain = (domain.drop_constraints_involving(dim.iterator, 1)?)
+                .intersect(&Set::parse(ctx, &first)?)?;
+        }
         // Indices into copy temporaries ride along as extra dimensions of the instance, so
         // that isl writes them in terms of the generated loops.
-        let extras = if placed.is_some() {
+        let mut extras = if placed.is_some() {
             Vec::new()
         } else {
             t.extra_values(s)
         };
+        if points.is_some() {
+            extras.push(pointloops::points_mark());
+        }
         let (sched, instance) = if extras.is_empty() {
             (sched, tuple)
         } else {
