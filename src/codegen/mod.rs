@@ -357,7 +357,7 @@ fn to_ir(t: &Transformed, nodes: &[AstNode], warnings: &mut Vec<String>) -> Vec<
                     out.extend(to_ir(t, &copy, warnings));
                     continue;
                 }
-                // A register tile isl placed at its first point: gpucc writes its loops.
+                // A tile isl placed at its first point: gpucc writes its loops.
                 if let Some(tile) = pointloops::expand(t, s, args) {
                     out.extend(to_ir(t, &tile, warnings));
                     continue;
@@ -438,7 +438,7 @@ fn kernel_code(
         // A copy whose loops gpucc writes: isl places one instance per value of the
         // loops around it, made per its fixed names ([`copyloops`]).
         let placed = copyloops::placed(t, s);
-        // A register tile's points that gpucc writes: isl places the statement at the
+        // The points of a tile that gpucc writes: isl places the statement at the
         // first point of each tile ([`pointloops`]).
         let points = pointloops::points(t, s);
         let mut conds = Vec::new();

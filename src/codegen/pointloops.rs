@@ -1,19 +1,20 @@
-//! The points of a register tile, written by gpucc: the innermost loops of a source
-//! statement that the recipe unrolls, each over the tile of an outer loop (`r = i` inside
-//! `t = floor(i / R)`). isl places one instance per tile, at its first point, and each
-//! becomes here the loops over the tile, with the bounds isl wrote for them (`c4 <=
-//! min(899, 8 * it1 + 7)`). A register-tiled product's AST spent three quarters of its
-//! time on those loops (`benchmarks/profiles/compile-2026-11-29-points.md`). The nodes
-//! are those isl would give the statement (loops named by their schedule dimension,
-//! `c{2l+1}` for level `l`), so the rest of codegen reads them as isl's.
+//! The points of a tile, written by gpucc: the innermost loops of a source statement
+//! that run over the tile of an outer loop (`r = i` inside `t = floor(i / R)`: a register
+//! tile's points, the `k` of a shared tile). isl places one instance per tile, at its
+//! first point, and each becomes here the loops over the tile, with the bounds isl wrote
+//! for them (`c4 <= min(899, 8 * it1 + 7)`). A register-tiled product's AST spent most of
+//! its time on those loops (`benchmarks/profiles/compile-2026-11-29-points.md`). The
+//! nodes are those isl would give the statement (loops named by their schedule
+//! dimension, `c{2l+1}` for level `l`), so the rest of codegen (unrolling included)
+//! reads them as isl's.
 
 use super::copyloops::{expr, nest, sum, IslOrder};
 use super::ir::{Expr, Op};
 use crate::poly::affine::{Aff, Atom, Cond, Var};
 use crate::poly::astbuild::AstNode;
-use crate::transform::{StmtKind, Transformed};
+use crate::transform::{LevelId, StmtKind, Transformed};
 
-/// A source statement whose innermost loops, the points of a register tile, gpucc writes.
+/// A source statement whose innermost loops, the points of a tile, gpucc writes.
 pub(super) struct Points {
     /// The statement's levels around the tile's loops.
     pub levels: usize,
@@ -44,11 +45,12 @@ impl PointDim {
     }
 }
 
-/// The points of statement `s` that gpucc writes, if any: its innermost levels, each
-/// unrolled and running an iterator of the statement over the tile an outer level makes
-/// of it (no other statement at these levels); the domain the program's, a range of
-/// each such iterator from a multiple of the tile's size to a bound in the parameters;
-/// the outer levels constant over a tile and the copy indices affine in its points.
+/// The points of statement `s` that gpucc writes, if any: its innermost levels, each a
+/// loop (not a block's or a thread's variable) running an iterator of the statement over
+/// the tile an outer level makes of it, with no other statement in these loops; the
+/// domain the program's, a range of each such iterator from a multiple of the tile's size
+/// to a bound in the parameters; the outer levels constant over a tile and the copy
+/// indices affine in its points.
 pub(super) fn points(t: &Transformed, s: usize) -> Option<Points> {
     let st = &t.statements[s];
     let StmtKind::Compute(id) = st.kind else {
@@ -62,9 +64,15 @@ pub(super) fn points(t: &Transformed, s: usize) -> Option<Points> {
             _ => None,
         }
     };
+    let kernel = &t.kernels[t.kernel_of(s)?];
+    // A level the kernel runs as a block's or a thread's variable, not as a loop.
+    let bound = |l: LevelId| {
+        kernel.blocks.contains(&l)
+            || kernel.host_levels.contains(&l)
+            || (0..kernel.threads.len()).any(|d| kernel.thread_level(d, s) == Some(l))
+    };
     let mut m = n;
-    while m > 0 && t.levels[st.levels[m - 1].0].unroll && iterator_of(&st.levels[m - 1].1).is_some()
-    {
+    while m > 0 && !bound(st.levels[m - 1].0) && iterator_of(&st.levels[m - 1].1).is_some() {
         m -= 1;
     }
     if m == n {
@@ -109,16 +117,12 @@ pub(super) fn points(t: &Transformed, s: usize) -> Option<Points> {
             Some(l) => (l - first + 1).rem_euclid(size) != 0,
             None => true,
         };
-        let kernel = &t.kernels[t.kernel_of(s)?];
-        let bound = kernel.blocks.contains(&control)
-            || kernel.host_levels.contains(&control)
-            || (0..kernel.threads.len()).any(|d| kernel.thread_level(d, s) == Some(control));
         dims.push(PointDim {
             iterator,
             size,
             first,
             last: cut.then_some(last),
-            bound,
+            bound: bound(control),
         });
     }
     Some(Points { levels: m, dims })
