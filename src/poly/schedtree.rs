@@ -10,7 +10,8 @@
 //! a constant becomes a sequence of the statements grouped by that constant (or nothing,
 //! where they all have the same one), every other dimension a band of one member, but
 //! for one on which several statements take a single value (the block and thread the
-//! kernel runs), which is no loop and is left out. Each
+//! kernel runs), which is no loop and is left out, as is one on which a statement alone
+//! takes a single value with no loop below it. Each
 //! statement's map is first simplified in the context the kernel runs in (what the launch
 //! already bounds need not be proved again at every level), and each band is simplified
 //! against the domain below it. A matrix product's kernel (8 statements in 17 dimensions)
@@ -61,7 +62,14 @@ impl Tree {
         }
         let mut bands = HashMap::new();
         let all: Vec<usize> = (0..statements.len()).collect();
-        let schedule = build(&statements, &all, 0, width, &mut bands)?;
+        let mut last_loops = HashMap::new();
+        let mut at = Build {
+            all: &statements,
+            width,
+            bands: &mut bands,
+            last_loops: &mut last_loops,
+        };
+        let schedule = at.build(&all, 0)?;
         Ok(Some(Tree { schedule, bands }))
     }
 
@@ -192,95 +200,128 @@ fn statements(schedule: &UnionMap, context: &Set) -> IslResult<(Vec<Statement>, 
     Ok((statements, width))
 }
 
-/// The tree that runs `which` statements in the order of their flat schedules' dimensions
-/// `d..width`.
-fn build(
-    all: &[Statement],
-    which: &[usize],
-    d: usize,
+/// What [`Build::build`] works from and records.
+struct Build<'a> {
+    all: &'a [Statement],
     width: usize,
-    bands: &mut HashMap<String, Vec<usize>>,
-) -> IslResult<Schedule> {
-    if d == width {
-        let mut domain: Option<UnionSet> = None;
+    /// For each statement, the flat dimension of each band on its path, outermost first.
+    bands: &'a mut HashMap<String, Vec<usize>>,
+    /// Per statement (alone), its last dimension that is a loop of more than one
+    /// iteration, if any.
+    last_loops: &'a mut HashMap<usize, Option<usize>>,
+}
+
+impl Build<'_> {
+    /// The tree that runs `which` statements in the order of their flat schedules'
+    /// dimensions `d..width`.
+    fn build(&mut self, which: &[usize], d: usize) -> IslResult<Schedule> {
+        let (all, width) = (self.all, self.width);
+        if d == width {
+            let mut domain: Option<UnionSet> = None;
+            for &s in which {
+                let set = all[s]
+                    .map
+                    .copy()
+                    .and_then(|m| m.domain())
+                    .and_then(UnionSet::from_set)
+                    .map_err(|e| err("domain", e))?;
+                domain = Some(match domain {
+                    None => set,
+                    Some(u) => u.union(set).map_err(|e| err("union", e))?,
+                });
+            }
+            let domain = domain.ok_or_else(|| error("isl schedule tree", "no statement", false))?;
+            return Schedule::from_domain(domain).map_err(|e| err("from_domain", e));
+        }
+        let constants: Option<Vec<i64>> = which.iter().map(|&s| all[s].fixed[d]).collect();
+        if let Some(values) = constants {
+            let mut distinct = values.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            if distinct.len() == 1 {
+                return self.build(which, d + 1);
+            }
+            let mut sequence: Option<Schedule> = None;
+            for v in distinct {
+                let group: Vec<usize> = which
+                    .iter()
+                    .zip(&values)
+                    .filter(|(_, x)| **x == v)
+                    .map(|(s, _)| *s)
+                    .collect();
+                let part = self.build(&group, d + 1)?;
+                sequence = Some(match sequence {
+                    None => part,
+                    Some(before) => before.sequence(part).map_err(|e| err("sequence", e))?,
+                });
+            }
+            return sequence.ok_or_else(|| error("isl schedule tree", "no statement", false));
+        }
+        // A dimension on which several statements take one value for each value of the
+        // parameters (the block and thread a kernel runs, `[0, ii, 0, jj, ..]`) is a loop of
+        // one iteration: isl would still sort the statements' pieces into components there,
+        // pair by pair. Left out, the same AST (a register-tiled matrix product's 8
+        // statements: 2.2 times faster). A statement alone keeps its band where a loop
+        // follows: the guard isl writes for the one iteration is hoisted out of it.
+        if which.len() > 1 && degenerate(all, which, d, width)? {
+            return self.build(which, d + 1);
+        }
+        // A statement alone in a band of one iteration with no loop below it: no guard to
+        // hoist out of anything, and isl would still work the band through in the kernel's
+        // context (a register-tiled kernel's thread variables, once its points are
+        // gpucc's: a fifth of its AST's time).
+        if let [s] = which {
+            if self.last_loop(*s)?.is_none_or(|last| last < d) {
+                return self.build(which, d + 1);
+            }
+        }
         for &s in which {
-            let set = all[s]
+            self.bands.entry(all[s].name.clone()).or_default().push(d);
+        }
+        let below = self.build(which, d + 1)?;
+        let mut partial: Option<isl_rs::UnionMap> = None;
+        for &s in which {
+            let one = all[s]
                 .map
                 .copy()
-                .and_then(|m| m.domain())
-                .and_then(UnionSet::from_set)
-                .map_err(|e| err("domain", e))?;
-            domain = Some(match domain {
-                None => set,
-                Some(u) => u.union(set).map_err(|e| err("union", e))?,
+                .and_then(|m| m.project_out(DimType::Out, (d + 1) as u32, (width - d - 1) as u32))
+                .and_then(|m| m.project_out(DimType::Out, 0, d as u32))
+                .and_then(isl_rs::UnionMap::from_map)
+                .map_err(|e| err("band", e))?;
+            partial = Some(match partial {
+                None => one,
+                Some(u) => u.union(one).map_err(|e| err("union", e))?,
             });
         }
-        let domain = domain.ok_or_else(|| error("isl schedule tree", "no statement", false))?;
-        return Schedule::from_domain(domain).map_err(|e| err("from_domain", e));
-    }
-    let constants: Option<Vec<i64>> = which.iter().map(|&s| all[s].fixed[d]).collect();
-    if let Some(values) = constants {
-        let mut distinct = values.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        if distinct.len() == 1 {
-            return build(all, which, d + 1, width, bands);
-        }
-        let mut sequence: Option<Schedule> = None;
-        for v in distinct {
-            let group: Vec<usize> = which
-                .iter()
-                .zip(&values)
-                .filter(|(_, x)| **x == v)
-                .map(|(s, _)| *s)
-                .collect();
-            let part = build(all, &group, d + 1, width, bands)?;
-            sequence = Some(match sequence {
-                None => part,
-                Some(before) => before.sequence(part).map_err(|e| err("sequence", e))?,
-            });
-        }
-        return sequence.ok_or_else(|| error("isl schedule tree", "no statement", false));
-    }
-    // A dimension on which several statements take one value for each value of the
-    // parameters (the block and thread a kernel runs, `[0, ii, 0, jj, ..]`) is a loop of
-    // one iteration: isl would still sort the statements' pieces into components there,
-    // pair by pair. Left out, the same AST (a register-tiled matrix product's 8
-    // statements: 2.2 times faster). A statement alone keeps its band: the guard isl
-    // writes for the one iteration is hoisted out of the loops below it.
-    if which.len() > 1 && degenerate(all, which, d, width)? {
-        return build(all, which, d + 1, width, bands);
-    }
-    for &s in which {
-        bands.entry(all[s].name.clone()).or_default().push(d);
-    }
-    let below = build(all, which, d + 1, width, bands)?;
-    let mut partial: Option<isl_rs::UnionMap> = None;
-    for &s in which {
-        let one = all[s]
-            .map
-            .copy()
-            .and_then(|m| m.project_out(DimType::Out, (d + 1) as u32, (width - d - 1) as u32))
-            .and_then(|m| m.project_out(DimType::Out, 0, d as u32))
-            .and_then(isl_rs::UnionMap::from_map)
+        let partial = partial.ok_or_else(|| error("isl schedule tree", "no statement", false))?;
+        // The band's values only where its statements run: isl's AST generator takes the
+        // product of the band with the instances still to schedule, piece by piece, so a
+        // band that repeats each statement's domain (4 disjuncts for a stencil's halo copy)
+        // multiplies the pieces at every level.
+        let domain = below.get_domain().map_err(|e| err("domain", e))?;
+        let band = MultiUnionPwAff::from_union_map(partial)
+            .and_then(|b| b.gist(domain))
             .map_err(|e| err("band", e))?;
-        partial = Some(match partial {
-            None => one,
-            Some(u) => u.union(one).map_err(|e| err("union", e))?,
-        });
+        below
+            .insert_partial_schedule(band)
+            .map_err(|e| err("insert band", e))
     }
-    let partial = partial.ok_or_else(|| error("isl schedule tree", "no statement", false))?;
-    // The band's values only where its statements run: isl's AST generator takes the
-    // product of the band with the instances still to schedule, piece by piece, so a
-    // band that repeats each statement's domain (4 disjuncts for a stencil's halo copy)
-    // multiplies the pieces at every level.
-    let domain = below.get_domain().map_err(|e| err("domain", e))?;
-    let band = MultiUnionPwAff::from_union_map(partial)
-        .and_then(|b| b.gist(domain))
-        .map_err(|e| err("band", e))?;
-    below
-        .insert_partial_schedule(band)
-        .map_err(|e| err("insert band", e))
+
+    /// Statement `s`'s last dimension that is a loop of more than one iteration.
+    fn last_loop(&mut self, s: usize) -> IslResult<Option<usize>> {
+        if let Some(last) = self.last_loops.get(&s) {
+            return Ok(*last);
+        }
+        let mut last = None;
+        for d in (0..self.width).rev() {
+            if self.all[s].fixed[d].is_none() && !degenerate(self.all, &[s], d, self.width)? {
+                last = Some(d);
+                break;
+            }
+        }
+        self.last_loops.insert(s, last);
+        Ok(last)
+    }
 }
 
 /// Whether the statements `which` (time vectors of `width` dimensions) take one value at
@@ -330,6 +371,22 @@ mod tests {
         let (all, width) = statements(&schedule, &context).unwrap();
         let which: Vec<usize> = (0..all.len()).collect();
         degenerate(&all, &which, d, width).unwrap()
+    }
+
+    #[test]
+    fn a_statement_alone_gets_no_band_of_one_iteration_without_a_loop_below() {
+        let ctx = Ctx::new();
+        let context = Set::parse(&ctx, "[N, t] -> { : N >= 1 and 0 <= t < 4 }").unwrap();
+        // S0 at the thread `t` alone; S1 at `t`, then in a loop over `i` (whose guard the
+        // band of `t` hoists out of it).
+        let schedule = UnionMap::parse(
+            &ctx,
+            "[N, t] -> { S0[i] -> [0, t, 0] : i = t; S1[i] -> [1, t, i] : 0 <= i < N }",
+        )
+        .unwrap();
+        let tree = Tree::of(&schedule, &context).unwrap().unwrap();
+        assert_eq!(tree.bands.get("S0"), None);
+        assert_eq!(tree.bands.get("S1"), Some(&vec![1, 2]));
     }
 
     #[test]
