@@ -42,13 +42,9 @@ fn boxed(t: &Transformed, s: usize) -> Option<(&DataCopy, &BoxCopy)> {
     let fixed = |b: &BoxCopy| {
         let levels = fixed_levels(b);
         let named = |n: &String| Aff::var(Var::Index(n.clone()));
-        let around = (st.levels.iter().take(levels)).map(|(_, v)| v).eq(copy
-            .fixed_names
-            .iter()
-            .take(levels)
-            .map(named)
-            .collect::<Vec<_>>()
-            .iter());
+        let around = (st.levels.iter().take(levels))
+            .map(|(_, v)| v.clone())
+            .eq(copy.fixed_names.iter().take(levels).map(named));
         let bound = copy.fixed_names[levels.min(copy.fixed_names.len())..]
             .iter()
             .all(|n| st.bindings.iter().any(|(_, v)| *v == named(n)));

@@ -19,6 +19,8 @@ pub(super) struct Points {
     /// The statement's levels around the tile's loops.
     pub levels: usize,
     pub dims: Vec<PointDim>,
+    /// The statement's values in a kernel: its iterators, then its copy indices.
+    pub values: usize,
 }
 
 /// One loop over a tile's points.
@@ -34,6 +36,9 @@ pub(super) struct PointDim {
     /// Whether the outer level is a variable of the kernel (a block's or a thread's), not
     /// a loop.
     pub bound: bool,
+    /// The statement's values that move with the point (the iterator, the copy indices
+    /// that read it), each with its coefficient of the iterator.
+    pub moves: Vec<(usize, i64)>,
 }
 
 impl PointDim {
@@ -79,15 +84,10 @@ pub(super) fn points(t: &Transformed, s: usize) -> Option<Points> {
         return None;
     }
     // No other statement in the tile's loops: none with the same loops down to them.
-    let around: Vec<_> = st.levels[..=m].iter().map(|(l, _)| *l).collect();
-    let shared = (t.statements.iter().enumerate()).any(|(o, x)| {
-        o != s
-            && x.levels.len() > m
-            && x.levels[..=m]
-                .iter()
-                .map(|(l, _)| *l)
-                .eq(around.iter().copied())
-    });
+    let level_ids = |levels: &[(LevelId, Aff)]| levels.iter().map(|(l, _)| *l).collect::<Vec<_>>();
+    let around = level_ids(&st.levels[..=m]);
+    let shared = (t.statements.iter().enumerate())
+        .any(|(o, x)| o != s && x.levels.len() > m && level_ids(&x.levels[..=m]) == around);
     if shared || st.domain != t.program.domain_text(id) {
         return None;
     }
@@ -117,15 +117,27 @@ pub(super) fn points(t: &Transformed, s: usize) -> Option<Points> {
             Some(l) => (l - first + 1).rem_euclid(size) != 0,
             None => true,
         };
+        let moves = std::iter::once((iterator, 1))
+            .chain(
+                (extras.iter().enumerate())
+                    .map(|(j, e)| (st.iterators.len() + j, e.coefficient(&x).0)),
+            )
+            .filter(|(_, c)| *c != 0)
+            .collect();
         dims.push(PointDim {
             iterator,
             size,
             first,
             last: cut.then_some(last),
             bound: bound(control),
+            moves,
         });
     }
-    Some(Points { levels: m, dims })
+    Some(Points {
+        levels: m,
+        dims,
+        values: st.iterators.len() + extras.len(),
+    })
 }
 
 /// The conjuncts of `c` (`None` where it has a disjunction).
@@ -212,9 +224,7 @@ fn range(atoms: &[&Cond], x: &Var) -> Option<(i64, Aff)> {
 /// tile's points around the statement.
 pub(super) fn expand(t: &Transformed, s: usize, args: &[Expr]) -> Option<Vec<AstNode>> {
     let p = points(t, s)?;
-    let st = &t.statements[s];
-    let extras = t.extra_values(s);
-    if args.len() != st.iterators.len() + extras.len() + 1 {
+    if args.len() != p.values + 1 {
         return None;
     }
     let k = t.kernel_of(s)?;
@@ -240,11 +250,7 @@ pub(super) fn expand(t: &Transformed, s: usize, args: &[Expr]) -> Option<Vec<Ast
         loops.push((it.clone(), origin.clone(), last));
         // Each value moves with the point: by its coefficient of the iterator.
         let step = sum(vec![(1, Expr::Id(it)), (-1, origin)]);
-        let x = Var::Index(st.iterators[dim.iterator].clone());
-        let coefficients = std::iter::once((dim.iterator, 1)).chain(
-            (extras.iter().enumerate()).map(|(j, e)| (st.iterators.len() + j, e.coefficient(&x).0)),
-        );
-        for (j, c) in coefficients.filter(|(_, c)| *c != 0) {
+        for &(j, c) in &dim.moves {
             args[j] = sum(vec![(1, args[j].clone()), (c, step.clone())]);
             moved[j] = true;
         }
@@ -254,7 +260,7 @@ pub(super) fn expand(t: &Transformed, s: usize, args: &[Expr]) -> Option<Vec<Ast
             *a = isl.ordered(a);
         }
     }
-    Some(nest(&loops, st.name.clone(), args))
+    Some(nest(&loops, t.statements[s].name.clone(), args))
 }
 
 /// The copy index that marks a statement placed at its tiles ([`expand`]): an extra

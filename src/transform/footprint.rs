@@ -236,39 +236,37 @@ impl<'a> Footprints<'a> {
                 .map(reads, !reads, None)?
                 .expect("a copy is made of accesses it has")
                 .wrapped()?;
-            let copied = match hull {
-                // A register copy copies its footprint; that it is its box (clipped to
-                // the array) lets gpucc write its loops.
-                Some(hull) if hull.exact => {
+            let copied = match hull.filter(|h| reads || h.exact) {
+                None => (fp, false),
+                Some(hull) => {
                     let boxed = Map::parse(self.ctx, &hull.boxed)?
                         .intersect_domain(&fp.unwrapped()?.domain()?)?
                         .wrapped()?;
-                    let equal =
-                        boxed.subtract(&fp)?.is_empty()? && fp.subtract(&boxed)?.is_empty()?;
-                    (fp, equal)
-                }
-                Some(hull) if reads => {
-                    let boxed = Map::parse(self.ctx, &hull.boxed)?
-                        .intersect_domain(&fp.unwrapped()?.domain()?)?
-                        .wrapped()?;
-                    let mut spans = true;
-                    for p in &hull.projections {
-                        if !spans {
-                            break;
-                        }
-                        let along = Map::parse(self.ctx, p)?;
-                        spans = boxed
-                            .apply(&along)?
-                            .subtract(&fp.apply(&along)?)?
-                            .is_empty()?;
-                    }
-                    if spans {
-                        (boxed, true)
+                    if hull.exact {
+                        // A register copy copies its footprint; that it is its box
+                        // (clipped to the array) lets gpucc write its loops.
+                        let equal =
+                            boxed.subtract(&fp)?.is_empty()? && fp.subtract(&boxed)?.is_empty()?;
+                        (fp, equal)
                     } else {
-                        (fp, false)
+                        let mut spans = true;
+                        for p in &hull.projections {
+                            if !spans {
+                                break;
+                            }
+                            let along = Map::parse(self.ctx, p)?;
+                            spans = boxed
+                                .apply(&along)?
+                                .subtract(&fp.apply(&along)?)?
+                                .is_empty()?;
+                        }
+                        if spans {
+                            (boxed, true)
+                        } else {
+                            (fp, false)
+                        }
                     }
                 }
-                _ => (fp, false),
             };
             let (copied, boxed) = copied;
             Ok((
