@@ -429,7 +429,16 @@ fn analyze(input: &InputArgs) -> Result<Analysis, (SourceMap, Diagnostics)> {
 
 fn deps_command(a: &DepsArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
     match analyze(&a.input) {
-        Ok(analysis) => {
+        Ok(mut analysis) => {
+            // The report lists the input dependences (with `--input`, and always in
+            // JSON), which compiling never needs.
+            let mut diags = Vec::new();
+            for (program, deps) in &mut analysis.programs {
+                diags.extend(deps::add_input_dependences(program, deps));
+            }
+            if !diags.is_empty() {
+                return report_failure(&analysis.sources, &diags, err, color);
+            }
             let text = if a.json {
                 deps::report::json(&analysis.file_name, &analysis.sources, &analysis.programs)
             } else {
