@@ -116,7 +116,7 @@ pub(super) fn compile_command(
         let compiled = compile(&a.input, &device, source, &a.param, out, err, color);
         (compiled, invalid.join())
     });
-    let compiled = match compiled {
+    let mut compiled = match compiled {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -145,6 +145,9 @@ pub(super) fn compile_command(
         },
         compiled.kernels.join(", ")
     );
+    if a.explain {
+        explain_estimate(&mut compiled, &device);
+    }
     if let Some(ranked) = &compiled.ranked {
         super::explain::summary(ranked, &device, err);
         if a.explain {
@@ -166,6 +169,18 @@ pub(super) fn compile_command(
     }
     let verdict = super::check::check_compiled(a, &compiled, &output, out, err, color);
     super::check::conclude_compile(verdict, &output, err)
+}
+
+/// Gives the ranking's estimate every kernel's sensitivity analysis, for `--explain`.
+fn explain_estimate(compiled: &mut Compiled, device: &Device) {
+    let (t, g) = &compiled.unit;
+    if let Some(r) = compiled.ranked.as_mut() {
+        if let Ok(e) =
+            crate::emulator::estimate(t, g, device, &[], Detail::Bottleneck, &Default::default())
+        {
+            r.estimate = e;
+        }
+    }
 }
 
 /// Analyses `input`, which must have one unit (`why` says what needs one: "a recipe
@@ -301,10 +316,11 @@ pub(super) fn compile(
         }
         units.push((result.transformed, generated));
     }
-    // With the sensitivity analysis, for the header and for --explain.
-    let estimate = units.first().map(|(t, g)| {
-        crate::emulator::estimate(t, g, device, &[], Detail::Bottleneck, &Default::default())
-    });
+    // With the sensitivity analysis of the slowest kernel, for the header (`--explain`
+    // asks for every kernel's: [`explain_estimate`]).
+    let estimate = units
+        .first()
+        .map(|(t, g)| crate::emulator::estimate_slowest(t, g, device, &[], &Default::default()));
     let prediction = estimate.as_ref().map(|e| match e {
         Ok(e) => {
             let slowest = e

@@ -72,14 +72,14 @@ pub fn resources(device: &Device) -> Vec<Resource> {
 }
 
 /// Emulates every kernel of `g` on `device` (symbolic sizes at `sizes`), with the
-/// sensitivity analysis as `detail` asks; `native` (from NVIDIA's toolchain) overrides the
+/// sensitivity analysis as `detail` asks of each (by its place in the list); `native` (from NVIDIA's toolchain) overrides the
 /// estimated registers of the kernels it names and gives their SASS streams.
 pub fn emulate(
     t: &Transformed,
     g: &Generated,
     device: &Device,
     sizes: &[(String, i64)],
-    detail: Detail,
+    detail: &dyn Fn(usize) -> Detail,
     native: &Native,
 ) -> Result<Vec<KernelEmulation>, String> {
     let resources = resources(device);
@@ -89,7 +89,9 @@ pub fn emulate(
     let reusable = native.registers.is_empty() && !matches!(&native.sass, Ok(k) if !k.is_empty());
     workload::sites(t, g, sizes, device.limits.sms)
         .into_iter()
-        .map(|site| {
+        .enumerate()
+        .map(|(k, site)| {
+            let detail = detail(k);
             if !reusable {
                 return emulate_site(t, g, &site, device, detail, native, &resources);
             }

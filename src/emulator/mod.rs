@@ -45,6 +45,15 @@ pub struct Estimate {
 }
 
 impl Estimate {
+    /// The estimate of a program whose kernels' emulations are `kernels`.
+    fn of(kernels: Vec<KernelEmulation>) -> Estimate {
+        Estimate {
+            time_us: kernels.iter().map(|k| k.time_us).sum(),
+            emulated_us: kernels.iter().map(|k| k.emulated_us).sum(),
+            kernels,
+        }
+    }
+
     /// What ranks variants: the predicted time, then, between variants the floor makes
     /// equal (memory-bound ones at the device's bandwidth), the emulated time below it.
     pub fn rank(&self) -> (f64, f64) {
@@ -86,10 +95,32 @@ pub fn estimate(
     detail: Detail,
     native: &ptxas::Native,
 ) -> Result<Estimate, String> {
-    let kernels = runs::keeping(|| kernel::emulate(t, g, device, sizes, detail, native))?;
-    Ok(Estimate {
-        time_us: kernels.iter().map(|k| k.time_us).sum(),
-        emulated_us: kernels.iter().map(|k| k.emulated_us).sum(),
-        kernels,
-    })
+    let kernels = runs::keeping(|| kernel::emulate(t, g, device, sizes, &|_| detail, native))?;
+    Ok(Estimate::of(kernels))
+}
+
+/// [`estimate`] with the sensitivity analysis of the slowest kernel only (the verdict a
+/// `.cu`'s header gives): the others' times are those ranking found already, and their
+/// analyses took about a tenth of a small program's compile.
+pub fn estimate_slowest(
+    t: &Transformed,
+    g: &Generated,
+    device: &Device,
+    sizes: &[(String, i64)],
+    native: &ptxas::Native,
+) -> Result<Estimate, String> {
+    let times = estimate(t, g, device, sizes, Detail::Time, native)?;
+    let Some(slowest) = (0..times.kernels.len()).max_by(|a, b| {
+        times.kernels[*a]
+            .time_us
+            .total_cmp(&times.kernels[*b].time_us)
+    }) else {
+        return Ok(times);
+    };
+    let detail = |k: usize| match k == slowest {
+        true => Detail::Bottleneck,
+        false => Detail::Time,
+    };
+    let kernels = runs::keeping(|| kernel::emulate(t, g, device, sizes, &detail, native))?;
+    Ok(Estimate::of(kernels))
 }
