@@ -482,7 +482,7 @@ fn check_parallel(t: &Transformed, kernel: &Kernel) -> TResult<()> {
         t,
         &ctx,
         &|s| coordinates_text(t, kernel, s),
-        &|_, _| true,
+        &|_, _, _| true,
         (&ACROSS, &format!("{nh} {nb} {width}")),
         &|deltas| {
             Ok(if !deltas.intersect(&across_blocks)?.is_empty()? {

@@ -4,10 +4,12 @@
 //! when all their differences are lexicographically positive.
 
 use super::{StmtKind, TResult, TransformError, Transformed};
-use crate::deps::{DepKind, Dependence};
+use crate::deps::{DepKind, Dependence, Distance};
+use crate::poly::affine::{Aff, Var};
 use crate::poly::isl::{Ctx, Map, Set};
 use crate::poly::memo::Memo;
-use crate::poly::StatementId;
+use crate::poly::{AccessId, ScheduleDim, StatementId};
+use std::collections::HashMap;
 
 /// The index of the transformed statement of source statement `s`.
 pub fn compute_statement(t: &Transformed, s: StatementId) -> usize {
@@ -81,6 +83,91 @@ pub fn dependence_deltas<'a>(
     Ok(out)
 }
 
+/// The distances of each source-access to sink-access relation of `t`'s dependences,
+/// over all its instances (a [`Dependence`] has those of its part carried by one loop,
+/// beside the whole relation).
+fn distances(t: &Transformed) -> HashMap<(DepKind, AccessId, AccessId), Vec<Distance>> {
+    let mut out: HashMap<(DepKind, AccessId, AccessId), Vec<Distance>> = HashMap::new();
+    for d in &t.deps.dependences {
+        let key = (d.kind, d.source_access, d.sink_access);
+        match out.get_mut(&key) {
+            None => {
+                out.insert(key, d.distance.clone());
+            }
+            Some(all) => {
+                for (a, b) in all.iter_mut().zip(&d.distance) {
+                    a.min = a.min.zip(b.min).map(|(x, y)| x.min(y));
+                    a.max = a.max.zip(b.max).map(|(x, y)| x.max(y));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the levels around statements `src` and `sink` keep dependence `d` from one to
+/// the other whatever the levels inside: from the outermost in, the first place where
+/// their time vectors can differ is the position of a later subtree for the sink, or a
+/// level whose value is, for both, the index of the same source loop (counting up, as
+/// written) along which every instance of the dependence moves forward. A level along
+/// which none moves back leaves the instances it does not move forward to the levels
+/// inside, which must keep all of them. A stencil's time loop, left around its sweeps,
+/// keeps every dependence between them so.
+fn kept_outside(
+    t: &Transformed,
+    positions: &[Vec<usize>],
+    distances: &HashMap<(DepKind, AccessId, AccessId), Vec<Distance>>,
+    d: &Dependence,
+    src: usize,
+    sink: usize,
+) -> bool {
+    let Some(distance) = distances.get(&(d.kind, d.source_access, d.sink_access)) else {
+        return false;
+    };
+    let p = &t.program;
+    let common = p.common_loops(d.source, d.sink);
+    // Whether `value`, a level of transformed statement `s` (source statement `id`), is
+    // the index of common loop `m` as the source schedule has it.
+    let index_of = |s: usize, id: StatementId, m: usize, value: &Aff| {
+        let (st, ps) = (&t.statements[s], &p.statements[id]);
+        let l = common[m];
+        let name = &p.loops[l].iterator;
+        p.loops[l].step > 0
+            && ps.loops.get(m) == Some(&l)
+            && st.iterators.get(m) == Some(name)
+            && st.iterators.iter().filter(|n| *n == name).count() == 1
+            && ps
+                .schedule
+                .iter()
+                .any(|x| matches!(x, ScheduleDim::Loop { id, reversed: false } if *id == l))
+            && *value == Aff::var(Var::Index(name.clone()))
+    };
+    let (a, b) = (&t.statements[src].levels, &t.statements[sink].levels);
+    for depth in 0.. {
+        let (Some(pa), Some(pb)) = (positions[src].get(depth), positions[sink].get(depth)) else {
+            return false;
+        };
+        if pa != pb {
+            return pa < pb;
+        }
+        let (Some((la, va)), Some((lb, vb))) = (a.get(depth), b.get(depth)) else {
+            return false;
+        };
+        let Some(m) = (0..common.len())
+            .find(|&m| index_of(src, d.source, m, va) && index_of(sink, d.sink, m, vb))
+        else {
+            return false;
+        };
+        match (la == lb, distance.get(m)) {
+            (true, Some(Distance { min: Some(lo), .. })) if *lo >= 1 => return true,
+            // The instances that stay are decided inside, where all are looked at.
+            (true, Some(Distance { min: Some(0), .. })) => continue,
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// `{ [d0, ..., dn] : d <=lex 0 }` as isl text.
 fn lex_nonpositive(prefix: &str, width: usize) -> String {
     let names: Vec<String> = (0..width).map(|k| format!("d{k}")).collect();
@@ -151,10 +238,13 @@ pub fn check_order(t: &Transformed, what: &str, before: Option<&[String]>) -> TR
         Some(b) if b.len() == now.len() => now.iter().zip(b).map(|(x, y)| x != y).collect(),
         _ => vec![true; now.len()],
     };
-    // A dependence from an outermost subtree to a later one is kept whatever the loops
-    // inside them: the first time dimension of its sink is the larger (a dependence from
-    // one nest to the next, asked again for every variant of either).
-    let ordered = |src: usize, sink: usize| positions[src][0] < positions[sink][0];
+    // A dependence kept by the levels around the loops that changed needs no isl: one
+    // from a nest to the next, asked again for every variant of either, or one a
+    // stencil's time loop carries.
+    let distances = distances(t);
+    let ordered = |d: &Dependence, src: usize, sink: usize| {
+        kept_outside(t, &positions, &distances, d, src, sink)
+    };
     let ctx = Ctx::new();
     // The differences that reverse a dependence, read once a question is not in the memo.
     let bad: std::cell::OnceCell<Set> = std::cell::OnceCell::new();
@@ -173,7 +263,7 @@ pub fn check_order(t: &Transformed, what: &str, before: Option<&[String]>) -> TR
     for d in constraining(t) {
         let (src, sink) = (compute_statement(t, d.source), compute_statement(t, d.sink));
         if !(changed[src] || changed[sink])
-            || ordered(src, sink)
+            || ordered(d, src, sink)
             || REVERSED
                 .get(&verdict_key("", d, &now[src], &now[sink]))
                 .is_some()
@@ -215,7 +305,7 @@ pub fn check_order(t: &Transformed, what: &str, before: Option<&[String]>) -> TR
         t,
         &ctx,
         &|s| Some(now[s].clone()),
-        &|src, sink| (changed[src] || changed[sink]) && !ordered(src, sink),
+        &|d, src, sink| (changed[src] || changed[sink]) && !ordered(d, src, sink),
         (&REVERSED, ""),
         &|deltas| Ok(!deltas.intersect(bad_set()?)?.is_empty()?),
     )?;
@@ -235,7 +325,7 @@ pub fn dependence_verdicts<'a, V: Clone>(
     t: &'a Transformed,
     ctx: &Ctx,
     map_of: &dyn Fn(usize) -> Option<String>,
-    wanted: &dyn Fn(usize, usize) -> bool,
+    wanted: &dyn Fn(&Dependence, usize, usize) -> bool,
     (memo, setting): (&Memo<V>, &str),
     judge: &dyn Fn(&Set) -> TResult<V>,
 ) -> TResult<Vec<(&'a Dependence, V)>> {
@@ -250,7 +340,7 @@ pub fn dependence_verdicts<'a, V: Clone>(
     };
     let known = std::cell::RefCell::new(std::collections::HashMap::new());
     let deltas = dependence_deltas(t, ctx, &|s| maps[s].clone(), &|d, src, sink| {
-        let Some(k) = key(d, src, sink).filter(|_| wanted(src, sink)) else {
+        let Some(k) = key(d, src, sink).filter(|_| wanted(d, src, sink)) else {
             return false;
         };
         match memo.get(&k) {
@@ -319,4 +409,87 @@ pub fn check_not_in_kernel(t: &Transformed, s: usize, command: &str) -> TResult<
         .hint(format!("{command} loops before `cudaize`")));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transformed(text: &str) -> Transformed {
+        use crate::diag::{SourceFile, SourceMap};
+        let mut sources = SourceMap::default();
+        let id = sources.add(SourceFile::new("t.c".to_string(), text.to_string()));
+        let parsed =
+            crate::frontend::parse(sources.get(id), id, None, &Default::default()).unwrap();
+        let mut p =
+            crate::poly::lower(parsed.units.into_iter().next().unwrap(), sources.get(id)).unwrap();
+        let deps = crate::deps::analyze(&mut p).unwrap();
+        Transformed::new(p, deps)
+    }
+
+    /// Whether [`kept_outside`] settles each constraining dependence of `t`, with the
+    /// text of its accesses.
+    fn settled(t: &Transformed) -> Vec<(String, bool)> {
+        let (positions, distances) = (t.positions(), distances(t));
+        constraining(t)
+            .into_iter()
+            .map(|d| {
+                let (src, sink) = (compute_statement(t, d.source), compute_statement(t, d.sink));
+                let p = &t.program;
+                let what = format!(
+                    "{} {} -> {}",
+                    d.kind.name(),
+                    p.accesses[d.source_access].text,
+                    p.accesses[d.sink_access].text
+                );
+                (what, kept_outside(t, &positions, &distances, d, src, sink))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_time_loop_keeps_the_dependences_between_its_sweeps_but_not_those_inside_one() {
+        // Two sweeps: every dependence runs from one sweep to the other, or to the next
+        // time step; the loops inside may change as they like.
+        let jacobi = transformed(
+            "#define N 16\nvoid f(float A[N], float B[N]) {\n  for (int t = 0; t < 4; t++) {\n    for (int i = 1; i < N - 1; i++)\n      B[i] = A[i - 1] + A[i + 1];\n    for (int i = 1; i < N - 1; i++)\n      A[i] = B[i - 1] + B[i + 1];\n  }\n}\n",
+        );
+        let all = settled(&jacobi);
+        assert!(!all.is_empty());
+        assert!(all.iter().all(|(_, kept)| *kept), "{all:?}");
+        // In place: inside a sweep, A[i] reads A[i - 1] written just before. As written,
+        // `i` keeps that dependence (distance 1); with `i` run backwards the time loop
+        // does not (distance 0 along it), and the check is isl's.
+        let mut seidel = transformed(
+            "#define N 16\nvoid f(float A[N]) {\n  for (int t = 0; t < 4; t++)\n    for (int i = 1; i < N; i++)\n      A[i] = A[i - 1] + A[i];\n}\n",
+        );
+        let inside = |t: &Transformed| {
+            settled(t)
+                .into_iter()
+                .find(|(what, _)| what == "flow A[i] -> A[i - 1]")
+                .expect("the flow dependence inside a sweep")
+                .1
+        };
+        assert!(inside(&seidel));
+        let level = &mut seidel.statements[0].levels[1].1;
+        *level = level.scale(-1).unwrap();
+        assert!(!inside(&seidel));
+        assert!(check_order(&seidel, "reversing `i`", None).is_err());
+    }
+
+    #[test]
+    fn a_loop_counting_down_or_a_changed_level_leaves_the_dependence_to_isl() {
+        let down = transformed(
+            "#define N 16\nvoid f(float A[N][N]) {\n  for (int t = 3; t >= 0; t--)\n    for (int i = 0; i < N; i++)\n      A[t][i] = A[t + 1][i];\n}\n",
+        );
+        assert!(settled(&down).iter().all(|(_, kept)| !kept));
+        let mut shifted = transformed(
+            "#define N 16\nvoid f(float A[N][N]) {\n  for (int t = 1; t < N; t++)\n    for (int i = 0; i < N; i++)\n      A[t][i] = A[t - 1][i];\n}\n",
+        );
+        assert!(settled(&shifted).iter().all(|(_, kept)| *kept));
+        // The level of `t` no longer its index: isl decides.
+        let level = &mut shifted.statements[0].levels[0].1;
+        *level = level.scale(2).unwrap();
+        assert!(settled(&shifted).iter().all(|(_, kept)| !kept));
+    }
 }
