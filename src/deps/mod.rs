@@ -206,7 +206,7 @@ fn isl_diagnostic(program: &Program, e: IslError) -> Diagnostic {
 /// Adds the input (read-after-read) dependences of `program` to `deps`, after the others
 /// (where sorting puts them). Nothing gpucc decides reads them, and they cost more than
 /// the rest together (nussinov: 168 of 350 ms), so [`analyze`] leaves them out: only the
-/// `deps` report lists them.
+/// reports (`gpucc deps`, a recipe's `print_deps`) count and list them.
 pub fn add_input_dependences(program: &Program, deps: &mut Dependences) -> Diagnostics {
     match compute(program, &[DepKind::Input]) {
         Ok(input) => {

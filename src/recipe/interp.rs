@@ -90,6 +90,7 @@ pub fn run(
         output: String::new(),
         warnings: Vec::new(),
         budget: Budget::new(crate::limits::current()),
+        reported_deps: None,
     };
     i.block(&recipe.body).map_err(|d| vec![*d])?;
     for (name, _) in options.params {
@@ -124,6 +125,9 @@ struct Interp<'a> {
     output: String,
     warnings: Diagnostics,
     budget: Budget,
+    /// The program's dependences with the input ones, for `print_deps` (made at its first
+    /// call: the program and its dependences do not change during a run).
+    reported_deps: Option<crate::deps::Dependences>,
 }
 
 impl<'a> Interp<'a> {

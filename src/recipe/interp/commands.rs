@@ -678,7 +678,17 @@ impl Interp<'_> {
             }
             "print_deps" => {
                 self.expect_args(args, 0, 0, call, "print_deps()")?;
-                let text = crate::deps::report::program_text(&self.t.program, &self.t.deps, false);
+                // With the input dependences the report counts, which compiling leaves out.
+                if self.reported_deps.is_none() {
+                    let mut deps = self.t.deps.clone();
+                    let failed = crate::deps::add_input_dependences(&self.t.program, &mut deps);
+                    if let Some(d) = failed.into_iter().next() {
+                        return Err(Box::new(self.error(call, d.message)));
+                    }
+                    self.reported_deps = Some(deps);
+                }
+                let deps = self.reported_deps.as_ref().expect("made above");
+                let text = crate::deps::report::program_text(&self.t.program, deps, false);
                 self.write_output(call, &text)?;
             }
             _ => {
