@@ -72,8 +72,9 @@ pub fn resources(device: &Device) -> Vec<Resource> {
 }
 
 /// Emulates every kernel of `g` on `device` (symbolic sizes at `sizes`), with the
-/// sensitivity analysis as `detail` asks of each (by its place in the list); `native` (from NVIDIA's toolchain) overrides the
-/// estimated registers of the kernels it names and gives their SASS streams.
+/// sensitivity analysis as `detail` asks of each (by its place in the list); `native`
+/// (from NVIDIA's toolchain) overrides the estimated registers of the kernels it names
+/// and gives their SASS streams.
 pub fn emulate(
     t: &Transformed,
     g: &Generated,

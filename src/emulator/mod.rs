@@ -101,7 +101,7 @@ pub fn estimate(
 
 /// [`estimate`] with the sensitivity analysis of the slowest kernel only (the verdict a
 /// `.cu`'s header gives): the others' times are those ranking found already, and their
-/// analyses took about a tenth of a small program's compile.
+/// analyses took 14 to 29 ms of a compile (PolyBench covariance, correlation, 3mm).
 pub fn estimate_slowest(
     t: &Transformed,
     g: &Generated,

@@ -5,7 +5,7 @@
 
 use super::{StmtKind, TResult, TransformError, Transformed};
 use crate::deps::{DepKind, Dependence, Distance};
-use crate::poly::affine::{Aff, Var};
+use crate::poly::affine::{Aff, Atom, Var};
 use crate::poly::isl::{Ctx, Map, Set};
 use crate::poly::memo::Memo;
 use crate::poly::{AccessId, ScheduleDim, StatementId};
@@ -106,13 +106,19 @@ fn distances(t: &Transformed) -> HashMap<(DepKind, AccessId, AccessId), Vec<Dist
 }
 
 /// Whether the levels around statements `src` and `sink` keep dependence `d` from one to
-/// the other whatever the levels inside: from the outermost in, the first place where
-/// their time vectors can differ is the position of a later subtree for the sink, or a
-/// level whose value is, for both, the index of the same source loop (counting up, as
-/// written) along which every instance of the dependence moves forward. A level along
-/// which none moves back leaves the instances it does not move forward to the levels
-/// inside, which must keep all of them. A stencil's time loop, left around its sweeps,
-/// keeps every dependence between them so.
+/// the other whatever the levels inside. From the outermost level in, until one decides:
+///
+/// - positions of different subtrees decide (kept where the sink's is the later);
+/// - a level with the same value for both statements, a rising function of the index of
+///   one source loop around both (counting up, as written), goes by the dependence's
+///   distance along that loop (over all its parts): where the value is the index itself
+///   (times a positive number, plus a constant), a distance of at least 1 keeps the
+///   dependence; where it is never negative, the value never goes down (a tile's
+///   `floor(i / 32)` rises by steps), and the levels inside decide for every instance;
+/// - anything else leaves the dependence to isl.
+///
+/// A stencil's time loop keeps every dependence between its sweeps so, and a product's
+/// reduction loop `k`, tiled or not, the one that updates `C[i][j]`.
 fn kept_outside(
     t: &Transformed,
     positions: &[Vec<usize>],
@@ -126,9 +132,9 @@ fn kept_outside(
     };
     let p = &t.program;
     let common = p.common_loops(d.source, d.sink);
-    // Whether `value`, a level of transformed statement `s` (source statement `id`), is
-    // the index of common loop `m` as the source schedule has it.
-    let index_of = |s: usize, id: StatementId, m: usize, value: &Aff| {
+    // Whether common loop `m` counts up, as written, and is the `m`-th index of
+    // transformed statement `s` (source statement `id`), by a name of its own.
+    let index_at = |s: usize, id: StatementId, m: usize| {
         let (st, ps) = (&t.statements[s], &p.statements[id]);
         let l = common[m];
         let name = &p.loops[l].iterator;
@@ -140,7 +146,6 @@ fn kept_outside(
                 .schedule
                 .iter()
                 .any(|x| matches!(x, ScheduleDim::Loop { id, reversed: false } if *id == l))
-            && *value == Aff::var(Var::Index(name.clone()))
     };
     let (a, b) = (&t.statements[src].levels, &t.statements[sink].levels);
     for depth in 0.. {
@@ -153,19 +158,42 @@ fn kept_outside(
         let (Some((la, va)), Some((lb, vb))) = (a.get(depth), b.get(depth)) else {
             return false;
         };
-        let Some(m) = (0..common.len())
-            .find(|&m| index_of(src, d.source, m, va) && index_of(sink, d.sink, m, vb))
-        else {
+        let Some((name, strictly)) = rising(va).filter(|_| la == lb && va == vb) else {
             return false;
         };
-        match (la == lb, distance.get(m)) {
-            (true, Some(Distance { min: Some(lo), .. })) if *lo >= 1 => return true,
-            // The instances that stay are decided inside, where all are looked at.
-            (true, Some(Distance { min: Some(0), .. })) => continue,
+        let Some(m) = (0..common.len()).find(|&m| p.loops[common[m]].iterator == name) else {
+            return false;
+        };
+        if !(index_at(src, d.source, m) && index_at(sink, d.sink, m)) {
+            return false;
+        }
+        match distance.get(m).and_then(|x| x.min) {
+            Some(lo) if lo >= 1 && strictly => return true,
+            // The instances the level does not move forward are decided inside, where
+            // all are looked at.
+            Some(lo) if lo >= 0 => continue,
             _ => return false,
         }
     }
     false
+}
+
+/// The loop index that `value` rises with, alone, and whether strictly: `c * i + k` with
+/// `c > 0` strictly, a floor of a rising value (`floor(i / 32)`) by steps; `None` for any
+/// other value.
+fn rising(value: &Aff) -> Option<(&str, bool)> {
+    let mut terms = value.terms.iter();
+    let (Some((atom, &c)), None) = (terms.next(), terms.next()) else {
+        return None;
+    };
+    if c <= 0 {
+        return None;
+    }
+    match atom {
+        Atom::Var(Var::Index(name)) => Some((name, true)),
+        Atom::FloorDiv(inner, d) if *d > 0 => rising(inner).map(|(name, _)| (name, false)),
+        _ => None,
+    }
 }
 
 /// `{ [d0, ..., dn] : d <=lex 0 }` as isl text.
@@ -487,9 +515,42 @@ mod tests {
             "#define N 16\nvoid f(float A[N][N]) {\n  for (int t = 1; t < N; t++)\n    for (int i = 0; i < N; i++)\n      A[t][i] = A[t - 1][i];\n}\n",
         );
         assert!(settled(&shifted).iter().all(|(_, kept)| *kept));
-        // The level of `t` no longer its index: isl decides.
+        // The level of `t` is `t + i`, no longer a function of one index: isl decides.
         let level = &mut shifted.statements[0].levels[0].1;
-        *level = level.scale(2).unwrap();
+        *level = level.add(&Aff::var(Var::Index("i".into()))).unwrap();
         assert!(settled(&shifted).iter().all(|(_, kept)| !kept));
+    }
+
+    /// `t`'s level of loop `name` tiled by `size`, its control level outside it.
+    fn tiled(t: &mut Transformed, name: &str, size: i64) {
+        let level = t
+            .program
+            .loops
+            .iter()
+            .position(|l| l.iterator == name)
+            .unwrap();
+        super::super::tile::tile(t, level, size, &format!("{name}{name}"), None).unwrap();
+    }
+
+    #[test]
+    fn a_tile_rises_by_steps_and_leaves_the_decision_to_the_loops_inside() {
+        // The product's updates of C[i][j] run along `k`; `floor(k / 4)` never goes back,
+        // and `k` inside it moves them forward.
+        let mut product = transformed(
+            "#define N 16\nvoid f(float A[N][N], float B[N][N], float C[N][N]) {\n  for (int i = 0; i < N; i++)\n    for (int j = 0; j < N; j++)\n      for (int k = 0; k < N; k++)\n        C[i][j] += A[i][k] * B[k][j];\n}\n",
+        );
+        tiled(&mut product, "k", 4);
+        let all = settled(&product);
+        assert!(!all.is_empty());
+        assert!(all.iter().all(|(_, kept)| *kept), "{all:?}");
+        // Distance (1, -1): `i` keeps it; a tile of `j` moved outside `i` does not.
+        let mut seidel = transformed(
+            "#define N 16\nvoid f(float A[N][N]) {\n  for (int i = 1; i < N; i++)\n    for (int j = 0; j < N - 1; j++)\n      A[i][j] = A[i - 1][j + 1];\n}\n",
+        );
+        tiled(&mut seidel, "j", 4);
+        assert!(settled(&seidel).iter().all(|(_, kept)| *kept));
+        seidel.statements[0].levels.swap(0, 1);
+        assert!(settled(&seidel).iter().all(|(_, kept)| !kept));
+        assert!(check_order(&seidel, "moving the tiles of `j` outside", None).is_err());
     }
 }
