@@ -227,14 +227,15 @@ fn compute(program: &Program, kinds: &[DepKind]) -> Result<Vec<Dependence>, IslE
             .collect()
     };
     let is_write = |a: AccessId| program.accesses[a].is_write;
-    let reads = UnionMap::parse_all(&ctx, texts(&|a| !is_write(a)).iter().map(|s| s.as_str()))?;
-    let writes = UnionMap::parse_all(&ctx, texts(&is_write).iter().map(|s| s.as_str()))?;
-    let array_reads = UnionMap::parse_all(
-        &ctx,
-        texts(&|a| !is_write(a) && !program.arrays[program.accesses[a].array].is_scalar())
-            .iter()
-            .map(|s| s.as_str()),
-    )?;
+    // Each access set is read only where an analysis asked for needs it (the input
+    // dependences' array reads are the reports' alone).
+    let union = |pick: &dyn Fn(AccessId) -> bool| {
+        UnionMap::parse_all(&ctx, texts(pick).iter().map(|s| s.as_str()))
+    };
+    let reads = || union(&|a| !is_write(a));
+    let writes = || union(&is_write);
+    let array_reads =
+        || union(&|a| !is_write(a) && !program.arrays[program.accesses[a].array].is_scalar());
     let schedule_texts: Vec<String> = (0..program.accesses.len())
         .map(|a| program.schedule_text(program.accesses[a].statement, Some(a)))
         .collect();
@@ -244,17 +245,14 @@ fn compute(program: &Program, kinds: &[DepKind]) -> Result<Vec<Dependence>, IslE
         .collect::<Result<_, _>>()?;
 
     let mut out = Vec::new();
-    let analyses = [
-        (DepKind::Flow, &reads, &writes, Sources::Must),
-        (DepKind::Anti, &writes, &reads, Sources::May),
-        (DepKind::Output, &writes, &writes, Sources::May),
-        (DepKind::Input, &array_reads, &array_reads, Sources::May),
-    ];
-    for (kind, sinks, sources, how) in analyses {
-        if !kinds.contains(&kind) {
-            continue;
-        }
-        let relation = compute_flow(sinks, sources, how, &schedule)?;
+    for &kind in kinds {
+        let (sinks, sources, how) = match kind {
+            DepKind::Flow => (reads()?, writes()?, Sources::Must),
+            DepKind::Anti => (writes()?, reads()?, Sources::May),
+            DepKind::Output => (writes()?, writes()?, Sources::May),
+            DepKind::Input => (array_reads()?, array_reads()?, Sources::May),
+        };
+        let relation = compute_flow(&sinks, &sources, how, &schedule)?;
         for map in relation.maps()? {
             split_by_carrying_loop(program, &ctx, kind, &map, &statement_schedules, &mut out)?;
         }

@@ -76,9 +76,16 @@ impl Estimate {
 
     /// The kernel that takes the most time.
     pub fn slowest(&self) -> Option<&KernelEmulation> {
-        self.kernels
-            .iter()
-            .max_by(|a, b| a.time_us.total_cmp(&b.time_us))
+        self.slowest_index().map(|k| &self.kernels[k])
+    }
+
+    /// The place of [`Self::slowest`] in the list (the last of equals).
+    fn slowest_index(&self) -> Option<usize> {
+        (0..self.kernels.len()).max_by(|a, b| {
+            self.kernels[*a]
+                .time_us
+                .total_cmp(&self.kernels[*b].time_us)
+        })
     }
 }
 
@@ -110,11 +117,7 @@ pub fn estimate_slowest(
     native: &ptxas::Native,
 ) -> Result<Estimate, String> {
     let times = estimate(t, g, device, sizes, Detail::Time, native)?;
-    let Some(slowest) = (0..times.kernels.len()).max_by(|a, b| {
-        times.kernels[*a]
-            .time_us
-            .total_cmp(&times.kernels[*b].time_us)
-    }) else {
+    let Some(slowest) = times.slowest_index() else {
         return Ok(times);
     };
     let detail = |k: usize| match k == slowest {

@@ -244,16 +244,9 @@ mod tests {
     /// The operations of `statement`, the body of a loop over `d` in a function of a float
     /// `alpha` and float arrays `s`, `x`, `y`.
     fn ops_of(statement: &str) -> Ops {
-        use crate::diag::{SourceFile, SourceMap};
-        let text = format!(
+        let p = crate::poly::lowered(&format!(
             "void f(float alpha, float s[1], float x[4], float y[4]) {{\n  for (int d = 0; d < 4; d++)\n    {statement}\n}}\n"
-        );
-        let mut sources = SourceMap::default();
-        let id = sources.add(SourceFile::new("t.c".to_string(), text));
-        let parsed =
-            crate::frontend::parse(sources.get(id), id, None, &Default::default()).unwrap();
-        let p =
-            crate::poly::lower(parsed.units.into_iter().next().unwrap(), sources.get(id)).unwrap();
+        ));
         let crate::poly::program::StatementKind::Assign(root) = p.statements[0].kind else {
             panic!("an assignment");
         };

@@ -29,6 +29,16 @@ pub fn lower(unit: Unit, file: &SourceFile) -> Result<Program, Diagnostics> {
     Ok(program)
 }
 
+/// The program of C text `text`, its first function (tests' inputs; `t.c` in messages).
+#[cfg(test)]
+pub(crate) fn lowered(text: &str) -> Program {
+    use crate::diag::SourceMap;
+    let mut sources = SourceMap::default();
+    let id = sources.add(SourceFile::new("t.c".to_string(), text.to_string()));
+    let parsed = crate::frontend::parse(sources.get(id), id, None, &Default::default()).unwrap();
+    lower(parsed.units.into_iter().next().unwrap(), sources.get(id)).unwrap()
+}
+
 /// The iteration domain of statement `s` as isl prints it after simplification
 /// (`[N] -> { S0[i, j] : 0 <= i < N and 0 <= j < N }`).
 pub fn simplified_domain(program: &Program, s: StatementId) -> String {

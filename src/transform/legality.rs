@@ -444,13 +444,7 @@ mod tests {
     use super::*;
 
     fn transformed(text: &str) -> Transformed {
-        use crate::diag::{SourceFile, SourceMap};
-        let mut sources = SourceMap::default();
-        let id = sources.add(SourceFile::new("t.c".to_string(), text.to_string()));
-        let parsed =
-            crate::frontend::parse(sources.get(id), id, None, &Default::default()).unwrap();
-        let mut p =
-            crate::poly::lower(parsed.units.into_iter().next().unwrap(), sources.get(id)).unwrap();
+        let mut p = crate::poly::lowered(text);
         let deps = crate::deps::analyze(&mut p).unwrap();
         Transformed::new(p, deps)
     }

@@ -669,15 +669,6 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    fn program(text: &str) -> Program {
-        use crate::diag::{SourceFile, SourceMap};
-        let mut sources = SourceMap::default();
-        let id = sources.add(SourceFile::new("t.c".to_string(), text.to_string()));
-        let parsed =
-            crate::frontend::parse(sources.get(id), id, None, &Default::default()).unwrap();
-        crate::poly::lower(parsed.units.into_iter().next().unwrap(), sources.get(id)).unwrap()
-    }
-
     fn options(diagonally_dominant: bool) -> CheckOptions<'static> {
         CheckOptions {
             c_file: Path::new("t.c"),
@@ -692,7 +683,7 @@ mod tests {
     #[test]
     fn diagonally_dominant_inputs_only_when_asked_and_square() {
         let text = "void f(int n, float A[n][n], float B[n][3], int I[n][n]) {\n  for (int i = 0; i < n; i++)\n    A[i][i] = A[i][i] + B[i][0] + I[i][i];\n}\n";
-        let p = program(text);
+        let p = crate::poly::lowered(text);
         let plain = drivers(&p, text, &options(false)).ok().unwrap();
         let dominant = drivers(&p, text, &options(true)).ok().unwrap();
         let line = "gpucc_arg_A[gpucc_e * 67 + gpucc_e] += (float)67;";
@@ -713,7 +704,7 @@ mod tests {
     #[test]
     fn both_drivers_make_the_same_inputs() {
         let text = "void f(int n, float alpha, float A[4][8], double x[n]) {\n  for (int i = 0; i < n; i++)\n    x[i] = alpha * A[0][0];\n}\n";
-        let p = program(text);
+        let p = crate::poly::lowered(text);
         let d = drivers(&p, text, &options(false)).ok().unwrap();
         let inputs = |t: &str| {
             let start = t.find("int main").unwrap();
@@ -745,7 +736,7 @@ mod tests {
     #[test]
     fn a_region_without_main_is_called_through_its_function() {
         let text = "#define N 64\nfloat G[N];\nint unused_global;\nvoid f(int m, float A[N], float B[N]) {\n  int k = 3;\n#pragma scop\n  for (int i = 0; i < N; i++)\n    A[i] = B[i] + G[i] + k;\n#pragma endscop\n}\n";
-        let p = program(text);
+        let p = crate::poly::lowered(text);
         let d = drivers(&p, text, &options(false)).ok().unwrap();
         assert!(
             d.reference
@@ -760,9 +751,13 @@ mod tests {
         );
         assert!(!d.reference.contains("gpucc_arg_k"), "{}", d.reference);
         let with_pointer = text.replace("int m,", "float *tmp,");
-        let e = drivers(&program(&with_pointer), &with_pointer, &options(false))
-            .err()
-            .unwrap();
+        let e = drivers(
+            &crate::poly::lowered(&with_pointer),
+            &with_pointer,
+            &options(false),
+        )
+        .err()
+        .unwrap();
         assert_eq!(e.kind, CheckFailure::CannotDrive);
         assert!(e.message.contains("its parameter `tmp`"), "{e}");
         assert!(
