@@ -71,8 +71,8 @@ pub(super) fn c_string(s: &str) -> String {
 
 /// The `-DGPUCC_DEFINE_<name>` flags for the names of [`MIN_MAX`] the original uses and
 /// does not define. `reference` is the written file; `flags` the compiler's include flags.
-/// The C preprocessor runs only when the file may use one (it names one, or includes a
-/// header of its own, whose macros may).
+/// The C preprocessor runs only when the file may use one: it names one, or a header of
+/// its own that it includes does ([`may_use_min_max`]).
 pub(super) fn min_max_flags(
     cc: &str,
     reference: &Path,
@@ -80,11 +80,12 @@ pub(super) fn min_max_flags(
     flags: &[String],
     scratch: &Scratch,
 ) -> Result<Vec<String>, CheckError> {
-    let may_use = original.contains("#include \"")
-        || lex(original, 0)
-            .iter()
-            .any(|t| matches!(&t.tok, Tok::Ident(n) if MIN_MAX.iter().any(|(m, _)| m == n)));
-    if !may_use {
+    let dirs: Vec<&Path> = flags
+        .iter()
+        .filter_map(|f| f.strip_prefix("-I"))
+        .map(Path::new)
+        .collect();
+    if !may_use_min_max(original, &dirs, &mut Vec::new()) {
         return Ok(Vec::new());
     }
     let out = run_tool(
@@ -101,6 +102,105 @@ pub(super) fn min_max_flags(
         .into_iter()
         .map(|n| format!("-DGPUCC_DEFINE_{n}"))
         .collect())
+}
+
+/// Whether C `text` may call a name of [`MIN_MAX`]: it names one, or one of the headers
+/// it includes with quotes (found as the C preprocessor finds them, in `dirs`: the
+/// including file's directory first) may, in turn. A header gpucc cannot find or read, an
+/// include it cannot read (`#include NAME`), and token pasting (`##`, which can make a
+/// name) may; headers included with angle brackets are the system's and do not (as for
+/// the file itself). `seen`: the headers read so far (each is read once).
+fn may_use_min_max(text: &str, dirs: &[&Path], seen: &mut Vec<std::path::PathBuf>) -> bool {
+    let tokens = lex(text, 0);
+    let names_one = tokens.iter().any(|t| match &t.tok {
+        Tok::Ident(n) => MIN_MAX.iter().any(|(m, _)| m == n),
+        Tok::Directive(d) => pastes_may_name(d) || MIN_MAX.iter().any(|(m, _)| names(d, m)),
+        _ => false,
+    });
+    if names_one {
+        return true;
+    }
+    tokens.iter().any(|t| {
+        let Tok::Directive(d) = &t.tok else {
+            return false;
+        };
+        let Some(rest) = d.strip_prefix("include") else {
+            return false;
+        };
+        let rest = rest.trim_start();
+        if rest.starts_with('<') {
+            return false;
+        }
+        let Some(name) = rest
+            .strip_prefix('"')
+            .and_then(|r| r.split_once('"'))
+            .map(|(name, _)| name)
+        else {
+            return true;
+        };
+        let Some(path) = dirs.iter().map(|d| d.join(name)).find(|p| p.is_file()) else {
+            return true;
+        };
+        if seen.contains(&path) {
+            return false;
+        }
+        seen.push(path.clone());
+        let Ok(header) = std::fs::read_to_string(&path) else {
+            return true;
+        };
+        let here = super::process::directory_of(&path);
+        let inner: Vec<&Path> = std::iter::once(here.as_path())
+            .chain(dirs.iter().copied())
+            .collect();
+        may_use_min_max(&header, &inner, seen)
+    })
+}
+
+/// Whether token pasting in the directive `d` (`#define SCALAR_VAL(x) x##f`) may make a
+/// name of [`MIN_MAX`]: a chain `a ## b ## c` makes a name that ends with its last
+/// operand, so one whose last operand is a word of the macro's body (not a parameter)
+/// that none of the names ends with makes none of them.
+fn pastes_may_name(d: &str) -> bool {
+    if !d.contains("##") {
+        return false;
+    }
+    let words: Vec<&str> = d
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#'))
+        .flat_map(|w| w.split_inclusive("##"))
+        .flat_map(|w| match w.strip_suffix("##") {
+            Some(word) => vec![word, "##"],
+            None => vec![w],
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    // `define NAME(p, q) body`: the parameters are the words between the parentheses
+    // right after the name.
+    let after_name = d
+        .strip_prefix("define")
+        .map(str::trim_start)
+        .map(|r| r.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_'));
+    let params: Vec<&str> = after_name
+        .and_then(|r| r.strip_prefix('('))
+        .and_then(|r| r.split_once(')'))
+        .map(|(list, _)| list.split(',').map(str::trim).collect())
+        .unwrap_or_default();
+    words.iter().enumerate().any(|(k, w)| {
+        if *w != "##" || words.get(k + 2) == Some(&"##") {
+            return false;
+        }
+        match words.get(k + 1) {
+            Some(last) if !params.contains(last) && *last != "__VA_ARGS__" => {
+                MIN_MAX.iter().any(|(m, _)| m.ends_with(last))
+            }
+            _ => true,
+        }
+    })
+}
+
+/// Whether `name` is a whole word of the directive text `d`.
+fn names(d: &str, name: &str) -> bool {
+    d.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == name)
 }
 
 /// Keywords after which `name(` declares a function rather than calling one.
@@ -284,6 +384,57 @@ mod tests {
             undefined_uses("#define max(a, b) a\n#undef max\nint f(int n) { return max(n, 2); }"),
             ["max"]
         );
+    }
+
+    /// Runs [`may_use_min_max`] on `file` in a directory holding `headers` (name, text),
+    /// the directory searched as `-I` would.
+    fn may_use_with(file: &str, headers: &[(&str, &str)]) -> bool {
+        let dir = Scratch::new().expect("a scratch directory");
+        for (name, text) in headers {
+            let path = dir.0.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        may_use_min_max(file, &[dir.0.as_path()], &mut Vec::new())
+    }
+
+    #[test]
+    fn the_preprocessor_runs_only_where_the_file_or_its_own_headers_name_min_or_max() {
+        let plain = "#include <stdio.h>\n#include \"sizes.h\"\nint f(int n) { return n + N; }";
+        // Neither the file nor its header names one: no preprocessor.
+        assert!(!may_use_with(plain, &[("sizes.h", "#define N 10\n")]));
+        // The file calls one, or a macro of its header does, or a header it includes does.
+        assert!(may_use_with("int f(int n) { return min(n, 3); }", &[]));
+        assert!(may_use_with(
+            plain,
+            &[("sizes.h", "#define N min(4, 10)\n")]
+        ));
+        assert!(may_use_with(
+            plain,
+            &[
+                ("sizes.h", "#include \"inner/more.h\"\n#define N 10\n"),
+                ("inner/more.h", "#include \"deepest.h\"\n"),
+                (
+                    "inner/deepest.h",
+                    "static int g(int a) { return MAX(a, 1); }\n"
+                ),
+            ]
+        ));
+        // What gpucc cannot read may: a missing header, a computed include, pasting.
+        assert!(may_use_with(plain, &[]));
+        assert!(may_use_with(
+            "#define H \"sizes.h\"\n#include H\n",
+            &[("sizes.h", "")]
+        ));
+        assert!(may_use_with(
+            plain,
+            &[("sizes.h", "#define CAT(a, b) a##b\n")]
+        ));
+        // A header that includes itself is read once.
+        assert!(!may_use_with(
+            plain,
+            &[("sizes.h", "#include \"sizes.h\"\n#define N 1\n")]
+        ));
     }
 
     #[test]
