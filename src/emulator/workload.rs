@@ -747,6 +747,30 @@ fn representative_block(
     env: &Env,
     sms: i64,
 ) -> (Vec<i64>, Vec<i64>) {
+    // Ranking asks again for the kernels of the nests a variant leaves alone, whose
+    // search for the heaviest block walks up to nine blocks (a block's walk depends on
+    // the kernel and the values around its launch, as the emulation's memo has it).
+    if k.source.is_empty() {
+        return representative_block_uncached(t, k, env, sms);
+    }
+    let key = format!("{}\n{env:?}\n{sms}", k.source);
+    REPRESENTATIVE
+        .get_or(key, || {
+            Ok::<_, std::convert::Infallible>(representative_block_uncached(t, k, env, sms))
+        })
+        .unwrap_or_else(|never| match never {})
+}
+
+/// The representative blocks found in this process, by kernel, launch values and SMs.
+static REPRESENTATIVE: crate::poly::memo::Memo<(Vec<i64>, Vec<i64>)> =
+    crate::poly::memo::Memo::new(1024);
+
+fn representative_block_uncached(
+    t: &Transformed,
+    k: &KernelIr,
+    env: &Env,
+    sms: i64,
+) -> (Vec<i64>, Vec<i64>) {
     let grid: Vec<i64> = k
         .grid
         .iter()
