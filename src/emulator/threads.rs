@@ -8,8 +8,8 @@
 //! it evaluated the whole prologue by name (a register-tiled product of unknown sizes
 //! measures thousands of guards per ranking).
 
-use super::workload::{eval, Env, DIMS};
-use crate::codegen::ir::{Expr, KernelIr};
+use super::workload::{apply, eval, Env, DIMS};
+use crate::codegen::ir::{Expr, KernelIr, Op};
 
 /// The prologue's variables of kernel `k` that depend on the block's position.
 pub(super) fn moving_names(k: &KernelIr) -> Vec<&str> {
@@ -95,15 +95,16 @@ impl ThreadSpace<'_> {
         }
     }
 
-    /// Whether thread `id` (in `threadIdx` order) of the block `env` names passes `cond`,
-    /// a guard in the position alone ([`Self::on_position`]).
-    fn passes(&self, cond: &Expr, env: &mut Env, thread_names: &[String], id: i64) -> bool {
+    /// Whether thread `id` (in `threadIdx` order) passes `cond`, a guard in the position
+    /// alone ([`Self::on_position`]) read by [`Positional::new`]; `at` holds the block's
+    /// position after the thread's.
+    fn passes(&self, cond: &Positional, at: &mut [i64], id: i64) -> bool {
         let mut rest = id;
         for (d, b) in self.block.iter().enumerate() {
-            env.set(&thread_names[d], rest % b);
+            at[d] = rest % b;
             rest /= b;
         }
-        eval(cond, env) != Some(0)
+        cond.eval(at) != Some(0)
     }
 
     /// Which threads of a block pass `cond`, a guard on the thread's position, in
@@ -112,18 +113,15 @@ impl ThreadSpace<'_> {
     /// `cond` does not depend on the block's position.
     pub fn mask(&self, cond: &Expr) -> Vec<bool> {
         let block_dependent = moves_with_the_block(cond, &moving_names(self.kernel));
-        let cond = &self.on_position(cond);
-        let mut env = Env::default();
+        let cond = &self.positional(cond);
+        let mut position = vec![0; self.block.len() + self.grid.len()];
         let threads: i64 = self.block.iter().product::<i64>().max(1);
-        let (thread_names, block_names) = position_names(self.block.len(), self.grid.len());
         let count = |m: &[bool]| m.iter().filter(|&&x| x).count();
         let mut best: Vec<bool> = Vec::new();
         for at in sampled_blocks(self.grid, GUARD_SAMPLES) {
-            for (name, &b) in block_names.iter().zip(&at) {
-                env.set(name, b);
-            }
+            position[self.block.len()..].copy_from_slice(&at);
             let passes: Vec<bool> = (0..threads)
-                .map(|id| self.passes(cond, &mut env, &thread_names, id))
+                .map(|id| self.passes(cond, &mut position, id))
                 .collect();
             if best.is_empty() || count(&passes) > count(&best) {
                 best = passes;
@@ -145,23 +143,19 @@ impl ThreadSpace<'_> {
         if !self.fraction_applies(cond) {
             return None;
         }
-        let cond = &self.on_position(cond);
+        let cond = &self.positional(cond);
         let threads: i64 = self.block.iter().product();
-        let mut env = Env::default();
+        let mut position = vec![0; self.block.len() + self.grid.len()];
         let (mut active, mut total) = (0u64, 0u64);
         let (mut lanes_in, mut lanes_of) = (0u64, 0u64);
-        // The names once, not per sampled lane (this runs in every ranking's emulation).
-        let (thread_names, block_names) = position_names(self.block.len(), self.grid.len());
         for (k, at) in sampled_blocks(self.grid, GUARD_SAMPLES)
             .into_iter()
             .enumerate()
         {
-            for (name, &b) in block_names.iter().zip(&at) {
-                env.set(name, b);
-            }
+            position[self.block.len()..].copy_from_slice(&at);
             let first_block = k == 0;
             for warp in 0..(threads + 31) / 32 {
-                let mut passes = |id: i64| self.passes(cond, &mut env, &thread_names, id);
+                let mut passes = |id: i64| self.passes(cond, &mut position, id);
                 // Three lanes first (most guards split warps at their edges); where none
                 // passes, every lane, for a range narrower than a warp (8 of 64 threads
                 // in a small stencil's block: lanes 0, 15 and 31 all miss it).
@@ -204,13 +198,53 @@ impl ThreadSpace<'_> {
     }
 }
 
-/// The names of `threadIdx`'s and `blockIdx`'s components, for blocks and grids of
-/// `block` and `grid` dimensions.
-fn position_names(block: usize, grid: usize) -> (Vec<String>, Vec<String>) {
-    let names = |what: &str, n: usize| -> Vec<String> {
-        (0..n).map(|d| format!("{what}.{}", DIMS[d])).collect()
-    };
-    (names("threadIdx", block), names("blockIdx", grid))
+impl ThreadSpace<'_> {
+    /// `cond` in the position alone ([`Self::on_position`]), read for the lanes sampled.
+    fn positional(&self, cond: &Expr) -> Positional {
+        let names: Vec<String> = (0..self.block.len())
+            .map(|d| format!("threadIdx.{}", DIMS[d]))
+            .chain((0..self.grid.len()).map(|d| format!("blockIdx.{}", DIMS[d])))
+            .collect();
+        Positional::new(&self.on_position(cond), &names)
+    }
+}
+
+/// A guard in the position alone, its names read as places in the position (the
+/// `threadIdx` components, then the `blockIdx` ones): each lane sampled evaluates it
+/// without looking names up (syr2k's triangular guards: a quarter of a compile was
+/// their evaluation by name). It has [`eval`]'s value, a name without a place having
+/// none.
+enum Positional {
+    Int(i64),
+    At(usize),
+    Unknown,
+    Op(Op, Vec<Positional>),
+}
+
+impl Positional {
+    fn new(e: &Expr, names: &[String]) -> Positional {
+        match e {
+            Expr::Int(v) => Positional::Int(*v),
+            Expr::Id(n) => match names.iter().position(|x| x == n) {
+                Some(k) => Positional::At(k),
+                None => Positional::Unknown,
+            },
+            Expr::Op(op, args) => Positional::Op(
+                *op,
+                args.iter().map(|a| Positional::new(a, names)).collect(),
+            ),
+        }
+    }
+
+    /// [`eval`] at the position `at`.
+    fn eval(&self, at: &[i64]) -> Option<i64> {
+        match self {
+            Positional::Int(v) => Some(*v),
+            Positional::At(k) => Some(at[*k]),
+            Positional::Unknown => None,
+            Positional::Op(op, args) => apply(*op, args.len(), |k| args[k].eval(at)),
+        }
+    }
 }
 
 /// The threads that pass a guard: the share of warps with a lane that passes, and the

@@ -482,48 +482,50 @@ impl Env {
 
 /// The value of an isl AST expression, if every name in it has one.
 pub(super) fn eval(e: &Expr, env: &Env) -> Option<i64> {
-    Some(match e {
-        Expr::Int(v) => *v,
-        Expr::Id(n) => env.get(n)?,
-        Expr::Op(op, args) => {
-            let a = |k: usize| eval(&args[k], env);
-            match op {
-                Op::Add => a(0)?.checked_add(a(1)?)?,
-                Op::Sub => a(0)?.checked_sub(a(1)?)?,
-                Op::Mul => a(0)?.checked_mul(a(1)?)?,
-                Op::Neg => -a(0)?,
-                Op::Div | Op::PosDiv => a(0)?.checked_div(a(1)?)?,
-                Op::FloorDiv => a(0)?.checked_div_euclid(a(1)?)?,
-                Op::PosRem | Op::ZeroRem => a(0)?.checked_rem_euclid(a(1)?)?,
-                Op::Min => args
-                    .iter()
-                    .map(|x| eval(x, env))
-                    .collect::<Option<Vec<_>>>()?
-                    .into_iter()
-                    .min()?,
-                Op::Max => args
-                    .iter()
-                    .map(|x| eval(x, env))
-                    .collect::<Option<Vec<_>>>()?
-                    .into_iter()
-                    .max()?,
-                Op::Select => {
-                    if a(0)? != 0 {
-                        a(1)?
-                    } else {
-                        a(2)?
-                    }
-                }
-                Op::Eq => (a(0)? == a(1)?) as i64,
-                Op::Le => (a(0)? <= a(1)?) as i64,
-                Op::Lt => (a(0)? < a(1)?) as i64,
-                Op::Ge => (a(0)? >= a(1)?) as i64,
-                Op::Gt => (a(0)? > a(1)?) as i64,
-                Op::And => (a(0)? != 0 && a(1)? != 0) as i64,
-                Op::Or => (a(0)? != 0 || a(1)? != 0) as i64,
-                Op::Call => return None,
+    match e {
+        Expr::Int(v) => Some(*v),
+        Expr::Id(n) => env.get(n),
+        Expr::Op(op, args) => apply(*op, args.len(), |k| eval(&args[k], env)),
+    }
+}
+
+/// The value of operation `op` on `n` arguments, the `k`-th `arg(k)`, if every argument
+/// has one ([`eval`]'s arithmetic, checked: an overflow has no value).
+pub(super) fn apply(op: Op, n: usize, arg: impl Fn(usize) -> Option<i64>) -> Option<i64> {
+    let a = &arg;
+    Some(match op {
+        Op::Add => a(0)?.checked_add(a(1)?)?,
+        Op::Sub => a(0)?.checked_sub(a(1)?)?,
+        Op::Mul => a(0)?.checked_mul(a(1)?)?,
+        Op::Neg => -a(0)?,
+        Op::Div | Op::PosDiv => a(0)?.checked_div(a(1)?)?,
+        Op::FloorDiv => a(0)?.checked_div_euclid(a(1)?)?,
+        Op::PosRem | Op::ZeroRem => a(0)?.checked_rem_euclid(a(1)?)?,
+        Op::Min => (0..n)
+            .map(a)
+            .collect::<Option<Vec<_>>>()?
+            .into_iter()
+            .min()?,
+        Op::Max => (0..n)
+            .map(a)
+            .collect::<Option<Vec<_>>>()?
+            .into_iter()
+            .max()?,
+        Op::Select => {
+            if a(0)? != 0 {
+                a(1)?
+            } else {
+                a(2)?
             }
         }
+        Op::Eq => (a(0)? == a(1)?) as i64,
+        Op::Le => (a(0)? <= a(1)?) as i64,
+        Op::Lt => (a(0)? < a(1)?) as i64,
+        Op::Ge => (a(0)? >= a(1)?) as i64,
+        Op::Gt => (a(0)? > a(1)?) as i64,
+        Op::And => (a(0)? != 0 && a(1)? != 0) as i64,
+        Op::Or => (a(0)? != 0 || a(1)? != 0) as i64,
+        Op::Call => return None,
     })
 }
 
