@@ -49,12 +49,33 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
         let program = reuse::program_digest(t);
         let kernels = (0..t.kernels.len())
             .map(|k| {
-                let source = reuse::kernel_source(t, program, k, &positions);
-                let (ir, kernel_warnings) = KERNELS.get_or(source.clone(), || {
+                let source =
+                    reuse::kernel_source(t, program, k, &positions, kernel_width(t, k, width));
+                let local = reuse::Local::of(t, k);
+                // Kept with the kernel's own statement numbers ([`reuse::Local`]); code
+                // that names another's is not kept.
+                let kept = KERNELS.get_or(source.clone(), || {
                     let mut w = Vec::new();
-                    let ir = kernel_code(t, &ctx, k, &positions, width, &mut w)?;
-                    Ok::<_, IslError>((std::sync::Arc::new(KernelIr { source, ..ir }), w))
-                })?;
+                    let ir = KernelIr {
+                        source,
+                        ..kernel_code(t, &ctx, k, &positions, width, &mut w)
+                            .map_err(NotKept::Failed)?
+                    };
+                    match local.ir(&ir, true) {
+                        Some(own) => Ok((std::sync::Arc::new(own), w)),
+                        None => Err(NotKept::Named(Box::new(ir), w)),
+                    }
+                });
+                let (ir, kernel_warnings) = match kept {
+                    Ok((own, w)) => {
+                        let ir = local
+                            .ir(&own, false)
+                            .expect("the kernel has its statements");
+                        (std::sync::Arc::new(ir), w)
+                    }
+                    Err(NotKept::Named(ir, w)) => (std::sync::Arc::new(*ir), w),
+                    Err(NotKept::Failed(e)) => return Err(e),
+                };
                 warnings.extend(kernel_warnings);
                 Ok(ir)
             })
@@ -87,6 +108,13 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
 /// The kernels generated in this process, by what they were generated from
 /// ([`reuse::kernel_source`]), with the warnings generating them gave.
 static KERNELS: Memo<(std::sync::Arc<KernelIr>, Vec<String>)> = Memo::new(1024);
+
+/// A kernel's code [`KERNELS`] does not keep: generating it failed, or it names a
+/// statement that is not the kernel's.
+enum NotKept {
+    Failed(IslError),
+    Named(Box<KernelIr>, Vec<String>),
+}
 
 /// Refuses a launch with more blocks along a dimension than CUDA allows (after folding
 /// `y` into `x`): it would fail at run time, or, where the count overflows, compute part
@@ -253,6 +281,20 @@ fn value_of(t: &Transformed, s: usize, l: LevelId) -> String {
         .expect("the statement has the level")
 }
 
+/// The length of kernel `k`'s time vectors: as long as its deepest statement needs, of
+/// the program's `width`. The program's deeper nests would only pad them with zeros,
+/// each a level isl's AST generation works through for every statement (two barriers: 37
+/// ms with ten such levels, 13 ms without); the dimensions kept keep their numbers
+/// (`c{k}`, see `level_of`).
+fn kernel_width(t: &Transformed, k: usize, width: usize) -> usize {
+    t.kernels[k]
+        .statements
+        .iter()
+        .map(|&s| 2 * t.statements[s].levels.len() + 1)
+        .max()
+        .map_or(width, |w| w.min(width))
+}
+
 fn kernel_code(
     t: &Transformed,
     ctx: &Ctx,
@@ -262,16 +304,7 @@ fn kernel_code(
     warnings: &mut Vec<String>,
 ) -> Result<KernelIr, IslError> {
     let kernel = &t.kernels[k];
-    // The kernel's time vectors as long as its deepest statement needs: the program's
-    // deeper nests would only pad them with zeros, each a level isl's AST generation
-    // works through for every statement (two barriers: 37 ms with ten such levels, 13 ms
-    // without). The dimensions kept keep their numbers (`c{k}`, see `level_of`).
-    let width = kernel
-        .statements
-        .iter()
-        .map(|&s| 2 * t.statements[s].levels.len() + 1)
-        .max()
-        .map_or(width, |w| w.min(width));
+    let width = kernel_width(t, k, width);
     let names = kernel_names(t, kernel);
     let mut params: Vec<String> = t.program.params.clone();
     params.extend(names.host.iter().cloned());
