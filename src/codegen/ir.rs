@@ -143,9 +143,9 @@ pub struct DeviceScalar {
 pub struct Generated {
     /// The host code: loops that stay on the host, and launches.
     pub host: Vec<Node>,
-    /// Shared with [`super::KERNELS`]: the tuner's variants of one nest leave the other
-    /// nests' kernels as they were, and a copy of each (unrolled bodies) cost more than
-    /// the look-up.
+    /// Shared with `reuse::KERNELS` where the kernel's statements keep their numbers: the
+    /// tuner's variants of one nest leave the other nests' kernels as they were, and a
+    /// copy of each (unrolled bodies) cost more than the look-up.
     pub kernels: Vec<std::sync::Arc<KernelIr>>,
     /// Scalars in device memory.
     pub device_scalars: Vec<DeviceScalar>,

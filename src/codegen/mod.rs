@@ -29,7 +29,6 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::poly::affine::isl_name;
 use crate::poly::astbuild;
 use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
-use crate::poly::memo::Memo;
 use crate::poly::ArrayKind;
 use crate::transform::cudaize::{Kernel, ThreadKind};
 use crate::transform::{Hw, LevelId, StmtKind, Transformed};
@@ -51,31 +50,11 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
             .map(|k| {
                 let source =
                     reuse::kernel_source(t, program, k, &positions, kernel_width(t, k, width));
-                let local = reuse::Local::of(t, k);
-                // Kept with the kernel's own statement numbers ([`reuse::Local`]); code
-                // that names another's is not kept.
-                let kept = KERNELS.get_or(source.clone(), || {
+                let (ir, kernel_warnings) = reuse::kept(t, k, source, |source| {
                     let mut w = Vec::new();
-                    let ir = KernelIr {
-                        source,
-                        ..kernel_code(t, &ctx, k, &positions, width, &mut w)
-                            .map_err(NotKept::Failed)?
-                    };
-                    match local.ir(&ir, true) {
-                        Some(own) => Ok((std::sync::Arc::new(own), w)),
-                        None => Err(NotKept::Named(Box::new(ir), w)),
-                    }
-                });
-                let (ir, kernel_warnings) = match kept {
-                    Ok((own, w)) => {
-                        let ir = local
-                            .ir(&own, false)
-                            .expect("the kernel has its statements");
-                        (std::sync::Arc::new(ir), w)
-                    }
-                    Err(NotKept::Named(ir, w)) => (std::sync::Arc::new(*ir), w),
-                    Err(NotKept::Failed(e)) => return Err(e),
-                };
+                    let ir = kernel_code(t, &ctx, k, &positions, width, &mut w)?;
+                    Ok((KernelIr { source, ..ir }, w))
+                })?;
                 warnings.extend(kernel_warnings);
                 Ok(ir)
             })
@@ -103,17 +82,6 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
     })?;
     check_grids(&generated)?;
     Ok(generated)
-}
-
-/// The kernels generated in this process, by what they were generated from
-/// ([`reuse::kernel_source`]), with the warnings generating them gave.
-static KERNELS: Memo<(std::sync::Arc<KernelIr>, Vec<String>)> = Memo::new(1024);
-
-/// A kernel's code [`KERNELS`] does not keep: generating it failed, or it names a
-/// statement that is not the kernel's.
-enum NotKept {
-    Failed(IslError),
-    Named(Box<KernelIr>, Vec<String>),
 }
 
 /// Refuses a launch with more blocks along a dimension than CUDA allows (after folding

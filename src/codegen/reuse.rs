@@ -19,12 +19,15 @@ use std::fmt::Write;
 use std::hash::{Hash, Hasher};
 
 use super::ir::{KernelIr, Node};
+use crate::poly::isl::IslError;
+use crate::poly::memo::Memo;
 use crate::poly::ArrayId;
 use crate::transform::boxcopy::BoxCopy;
 use crate::transform::cudaize::{Kernel, ThreadDim, ThreadKind};
 use crate::transform::datacopy::DataCopy;
 use crate::transform::reduction::Reduction;
 use crate::transform::{Level, LevelId, StmtKind, TStatement, Tile, Transformed};
+use std::sync::Arc;
 
 /// A digest of the source program of `t`, for [`kernel_source`].
 pub fn program_digest(t: &Transformed) -> u64 {
@@ -217,17 +220,78 @@ pub fn kernel_source(
     key
 }
 
+/// Kernel `k`'s code and the warnings generating it gave: kept from an earlier program
+/// with the same key (`source`, [`kernel_source`]), its statements renumbered as the
+/// kernel's are in `t` ([`renumbered`]), else what `build` makes of the key. Code that
+/// names a statement not the kernel's is not kept.
+pub fn kept(
+    t: &Transformed,
+    k: usize,
+    source: String,
+    build: impl FnOnce(String) -> Result<(KernelIr, Vec<String>), IslError>,
+) -> Result<(Arc<KernelIr>, Vec<String>), IslError> {
+    let now = &t.kernels[k].statements;
+    let kept = KERNELS.get_or(source.clone(), || {
+        let (ir, w) = build(source).map_err(NotKept::Failed)?;
+        let mut own = true;
+        instances(&ir.body, &mut |s| own &= now.contains(&s));
+        for r in &ir.reductions {
+            instances(&r.target, &mut |s| own &= now.contains(&s));
+        }
+        match own {
+            true => Ok((Arc::new(ir), now.clone(), w)),
+            false => Err(NotKept::Named(Box::new(ir), w)),
+        }
+    });
+    match kept {
+        Ok((ir, then, w)) if then == *now => Ok((ir, w)),
+        Ok((ir, then, w)) => {
+            let ir = renumbered(&ir, &then, now).expect("kept code names the kernel's statements");
+            Ok((Arc::new(ir), w))
+        }
+        Err(NotKept::Named(ir, w)) => Ok((Arc::new(*ir), w)),
+        Err(NotKept::Failed(e)) => Err(e),
+    }
+}
+
+/// The kernels generated in this process, by what they were generated from, with the
+/// kernel's statements as they were numbered then and the warnings generating it gave.
+static KERNELS: Memo<(Arc<KernelIr>, Vec<usize>, Vec<String>)> = Memo::new(1024);
+
+/// A kernel's code [`KERNELS`] does not keep: generating it failed, or it names a
+/// statement that is not the kernel's.
+enum NotKept {
+    Failed(IslError),
+    Named(Box<KernelIr>, Vec<String>),
+}
+
+/// `ir`, whose kernel's statements were numbered `then`, with them numbered `now` (the
+/// same statements in the same order); `None` where it names another.
+fn renumbered(ir: &KernelIr, then: &[usize], now: &[usize]) -> Option<KernelIr> {
+    let map = |s: usize| {
+        then.iter()
+            .position(|x| *x == s)
+            .and_then(|p| now.get(p).copied())
+    };
+    let mut out = ir.clone();
+    renumber(&mut out.body, &map)?;
+    for r in &mut out.reductions {
+        renumber(&mut r.target, &map)?;
+    }
+    Some(out)
+}
+
 /// The kernel's own statements, levels and copies in the program's order, numbered
 /// from 0 for [`kernel_source`]; a number of another's is written as the program's
 /// (`L12`), which no local one is.
-pub struct Local {
+struct Local {
     statements: Vec<usize>,
     levels: Vec<LevelId>,
     copies: Vec<usize>,
 }
 
 impl Local {
-    pub fn of(t: &Transformed, k: usize) -> Local {
+    fn of(t: &Transformed, k: usize) -> Local {
         Local {
             statements: t.kernels[k].statements.clone(),
             levels: levels(t, k).into_iter().collect(),
@@ -263,23 +327,24 @@ impl Local {
             None => format!("C{c}"),
         }
     }
+}
 
-    /// `ir` with its statements renumbered: `to_local`, from the program's numbers to the
-    /// kernel's; else back. `None` where it names a statement not the kernel's.
-    pub fn ir(&self, ir: &KernelIr, to_local: bool) -> Option<KernelIr> {
-        let map = |s: usize| -> Option<usize> {
-            if to_local {
-                self.statements.iter().position(|x| *x == s)
-            } else {
-                self.statements.get(s).copied()
+/// Calls `f` with the statement of each instance in `nodes`.
+fn instances(nodes: &[Node], f: &mut dyn FnMut(usize)) {
+    for n in nodes {
+        match n {
+            Node::For { body, .. } => instances(body, f),
+            Node::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                instances(then_branch, f);
+                instances(else_branch.as_deref().unwrap_or(&[]), f);
             }
-        };
-        let mut out = ir.clone();
-        renumber(&mut out.body, &map)?;
-        for r in &mut out.reductions {
-            renumber(&mut r.target, &map)?;
+            Node::Instance { statement, .. } => f(*statement),
+            Node::Launch { .. } => {}
         }
-        Some(out)
     }
 }
 
@@ -376,33 +441,14 @@ mod tests {
         // The second nest's code, kept from the first program, names the second's
         // statements.
         let mut named = Vec::new();
-        statements_of(&g2.kernels[1].body, &mut named);
+        instances(&g2.kernels[1].body, &mut |s| named.push(s));
         assert!(!named.is_empty());
         assert!(named.iter().all(|s| t2.kernels[1].statements.contains(s)));
-        let local = |t: &Transformed, g: &crate::codegen::ir::Generated| {
-            format!(
-                "{:?}",
-                Local::of(t, 1).ir(&g.kernels[1], true).unwrap().body
-            )
-        };
-        assert_eq!(local(&t1, &g1), local(&t2, &g2));
-    }
-
-    fn statements_of(nodes: &[Node], out: &mut Vec<usize>) {
-        for n in nodes {
-            match n {
-                Node::For { body, .. } => statements_of(body, out),
-                Node::If {
-                    then_branch,
-                    else_branch,
-                    ..
-                } => {
-                    statements_of(then_branch, out);
-                    statements_of(else_branch.as_deref().unwrap_or(&[]), out);
-                }
-                Node::Instance { statement, .. } => out.push(*statement),
-                Node::Launch { .. } => {}
-            }
-        }
+        let (then, now) = (&t1.kernels[1].statements, &t2.kernels[1].statements);
+        let moved = renumbered(&g1.kernels[1], then, now).unwrap();
+        assert_eq!(
+            format!("{:?}", moved.body),
+            format!("{:?}", g2.kernels[1].body)
+        );
     }
 }
