@@ -10,7 +10,7 @@
 
 use super::process::{compiler_command, run_tool, Scratch};
 use super::{CheckError, CheckFailure, SourceAt};
-use crate::frontend::lexer::{lex, Tok};
+use crate::frontend::lexer::{lex, Tok, Token};
 use std::path::Path;
 
 /// The names gpucc reads as `min` and `max` (`crate::poly::lower`'s `AFFINE_MIN` and
@@ -112,10 +112,11 @@ pub(super) fn min_max_flags(
 /// the file itself). `seen`: the headers read so far (each is read once).
 fn may_use_min_max(text: &str, dirs: &[&Path], seen: &mut Vec<std::path::PathBuf>) -> bool {
     let tokens = lex(text, 0);
+    let named = |t: &Token| matches!(&t.tok, Tok::Ident(n) if MIN_MAX.iter().any(|(m, _)| m == n));
+    // In the code, or in a directive: a macro's body, a condition, a paste.
     let names_one = tokens.iter().any(|t| match &t.tok {
-        Tok::Ident(n) => MIN_MAX.iter().any(|(m, _)| m == n),
-        Tok::Directive(d) => pastes_may_name(d) || MIN_MAX.iter().any(|(m, _)| names(d, m)),
-        _ => false,
+        Tok::Directive(d) => pastes_may_name(d) || lex(d, 0).iter().any(named),
+        _ => named(t),
     });
     if names_one {
         return true;
@@ -164,43 +165,24 @@ fn pastes_may_name(d: &str) -> bool {
     if !d.contains("##") {
         return false;
     }
-    let words: Vec<&str> = d
-        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#'))
-        .flat_map(|w| w.split_inclusive("##"))
-        .flat_map(|w| match w.strip_suffix("##") {
-            Some(word) => vec![word, "##"],
-            None => vec![w],
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
-    // `define NAME(p, q) body`: the parameters are the words between the parentheses
-    // right after the name.
-    let after_name = d
-        .strip_prefix("define")
-        .map(str::trim_start)
-        .map(|r| r.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_'));
-    let params: Vec<&str> = after_name
-        .and_then(|r| r.strip_prefix('('))
-        .and_then(|r| r.split_once(')'))
-        .map(|(list, _)| list.split(',').map(str::trim).collect())
-        .unwrap_or_default();
-    words.iter().enumerate().any(|(k, w)| {
-        if *w != "##" || words.get(k + 2) == Some(&"##") {
+    // Pasting outside a definition: gpucc does not follow it.
+    let Some(defined) = crate::frontend::macros::parse_define(d) else {
+        return true;
+    };
+    let params = defined.params.unwrap_or_default();
+    let body = &defined.body;
+    let paste = |k: usize| body.get(k).is_some_and(|t| t.tok == Tok::Punct("##"));
+    (0..body.len()).any(|k| {
+        if !paste(k) || paste(k + 2) {
             return false;
         }
-        match words.get(k + 1) {
-            Some(last) if !params.contains(last) && *last != "__VA_ARGS__" => {
-                MIN_MAX.iter().any(|(m, _)| m.ends_with(last))
-            }
+        let ends = |word: &str| MIN_MAX.iter().any(|(m, _)| m.ends_with(word));
+        match body.get(k + 1).map(|t| &t.tok) {
+            Some(Tok::Ident(w)) if !params.contains(w) && w != "__VA_ARGS__" => ends(w),
+            Some(Tok::Kw(w)) => ends(w),
             _ => true,
         }
     })
-}
-
-/// Whether `name` is a whole word of the directive text `d`.
-fn names(d: &str, name: &str) -> bool {
-    d.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .any(|w| w == name)
 }
 
 /// Keywords after which `name(` declares a function rather than calling one.
