@@ -232,12 +232,9 @@ pub fn kept(
 ) -> Result<(Arc<KernelIr>, Vec<String>), IslError> {
     let now = &t.kernels[k].statements;
     let kept = KERNELS.get_or(source.clone(), || {
-        let (ir, w) = build(source).map_err(NotKept::Failed)?;
+        let (mut ir, w) = build(source).map_err(NotKept::Failed)?;
         let mut own = true;
-        instances(&ir.body, &mut |s| own &= now.contains(&s));
-        for r in &ir.reductions {
-            instances(&r.target, &mut |s| own &= now.contains(&s));
-        }
+        each_statement(&mut ir, &mut |s| own &= now.contains(s));
         match own {
             true => Ok((Arc::new(ir), now.clone(), w)),
             false => Err(NotKept::Named(Box::new(ir), w)),
@@ -268,17 +265,17 @@ enum NotKept {
 /// `ir`, whose kernel's statements were numbered `then`, with them numbered `now` (the
 /// same statements in the same order); `None` where it names another.
 fn renumbered(ir: &KernelIr, then: &[usize], now: &[usize]) -> Option<KernelIr> {
-    let map = |s: usize| {
-        then.iter()
-            .position(|x| *x == s)
-            .and_then(|p| now.get(p).copied())
-    };
     let mut out = ir.clone();
-    renumber(&mut out.body, &map)?;
-    for r in &mut out.reductions {
-        renumber(&mut r.target, &map)?;
-    }
-    Some(out)
+    let mut all = true;
+    each_statement(&mut out, &mut |s| match then
+        .iter()
+        .position(|x| x == s)
+        .and_then(|p| now.get(p))
+    {
+        Some(x) => *s = *x,
+        None => all = false,
+    });
+    all.then_some(out)
 }
 
 /// The kernel's own statements, levels and copies in the program's order, numbered
@@ -329,45 +326,30 @@ impl Local {
     }
 }
 
-/// Calls `f` with the statement of each instance in `nodes`.
-fn instances(nodes: &[Node], f: &mut dyn FnMut(usize)) {
-    for n in nodes {
-        match n {
-            Node::For { body, .. } => instances(body, f),
-            Node::If {
-                then_branch,
-                else_branch,
-                ..
-            } => {
-                instances(then_branch, f);
-                instances(else_branch.as_deref().unwrap_or(&[]), f);
-            }
-            Node::Instance { statement, .. } => f(*statement),
-            Node::Launch { .. } => {}
-        }
-    }
-}
-
-/// Renumbers the statements of `nodes` by `map`; `None` where it has no number for one.
-fn renumber(nodes: &mut [Node], map: &dyn Fn(usize) -> Option<usize>) -> Option<()> {
-    for n in nodes {
-        match n {
-            Node::For { body, .. } => renumber(body, map)?,
-            Node::If {
-                then_branch,
-                else_branch,
-                ..
-            } => {
-                renumber(then_branch, map)?;
-                if let Some(e) = else_branch {
-                    renumber(e, map)?;
+/// Calls `f` with the statement of each instance of `ir` (its body's and its
+/// reductions' targets').
+fn each_statement(ir: &mut KernelIr, f: &mut dyn FnMut(&mut usize)) {
+    fn visit(nodes: &mut [Node], f: &mut dyn FnMut(&mut usize)) {
+        for n in nodes {
+            match n {
+                Node::For { body, .. } => visit(body, f),
+                Node::If {
+                    then_branch,
+                    else_branch,
+                    ..
+                } => {
+                    visit(then_branch, f);
+                    visit(else_branch.as_deref_mut().unwrap_or(&mut []), f);
                 }
+                Node::Instance { statement, .. } => f(statement),
+                Node::Launch { .. } => {}
             }
-            Node::Instance { statement, .. } => *statement = map(*statement)?,
-            Node::Launch { .. } => {}
         }
     }
-    Some(())
+    visit(&mut ir.body, f);
+    for r in &mut ir.reductions {
+        visit(&mut r.target, f);
+    }
 }
 
 /// The levels kernel `k` names: its statements', its block, thread and host levels, and
@@ -441,7 +423,7 @@ mod tests {
         // The second nest's code, kept from the first program, names the second's
         // statements.
         let mut named = Vec::new();
-        instances(&g2.kernels[1].body, &mut |s| named.push(s));
+        each_statement(&mut (*g2.kernels[1]).clone(), &mut |s| named.push(*s));
         assert!(!named.is_empty());
         assert!(named.iter().all(|s| t2.kernels[1].statements.contains(s)));
         let (then, now) = (&t1.kernels[1].statements, &t2.kernels[1].statements);
