@@ -16,6 +16,7 @@ pub mod ir;
 mod names;
 mod pointloops;
 pub mod prefetch;
+mod privates;
 mod reduction;
 pub mod reuse;
 mod scalars;
@@ -29,7 +30,6 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::poly::affine::isl_name;
 use crate::poly::astbuild;
 use crate::poly::isl::{Ctx, IslError, Map, Set, UnionMap};
-use crate::poly::ArrayKind;
 use crate::transform::cudaize::{Kernel, ThreadKind};
 use crate::transform::{Hw, LevelId, StmtKind, Transformed};
 use ir::{Expr, Generated, KernelIr, Node, Op, PrologueVar, ReductionIr};
@@ -38,7 +38,7 @@ use toir::to_ir;
 /// Generates the host code and the kernels of `t`.
 pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
     check_all_in_kernels(t)?;
-    check_privates(t)?;
+    privates::check(t)?;
     let ctx = Ctx::new();
     let generated = (|| -> Result<Generated, IslError> {
         let positions = t.positions();
@@ -67,21 +67,22 @@ pub fn generate(t: &Transformed) -> Result<Generated, Diagnostics> {
             finals: finals::final_values(&t.program, &ctx)?,
         })
     })();
-    let generated = generated.map_err(|e| {
-        vec![if e.too_complex {
-            Diagnostic::error_nowhere(
-                "the transformed loops are too complex for isl's code generator",
-            )
+    let generated = generated.map_err(|e| vec![isl_failure(e)])?;
+    check_grids(&generated)?;
+    Ok(generated)
+}
+
+/// What codegen says when isl fails: the problem is too large for it, or a bug.
+fn isl_failure(e: IslError) -> Diagnostic {
+    if e.too_complex {
+        Diagnostic::error_nowhere("the transformed loops are too complex for isl's code generator")
             .with_note(e.message)
             .with_hint(crate::poly::isl::too_complex_hint(
                 "use simpler tile sizes or fewer transformations",
             ))
-        } else {
-            Diagnostic::bug(e.message)
-        }]
-    })?;
-    check_grids(&generated)?;
-    Ok(generated)
+    } else {
+        Diagnostic::bug(e.message)
+    }
 }
 
 /// Refuses a launch with more blocks along a dimension than CUDA allows (after folding
@@ -160,69 +161,6 @@ fn check_all_in_kernels(t: &Transformed) -> Result<(), Diagnostics> {
             _ => None,
         })
         .collect();
-    if diags.is_empty() {
-        Ok(())
-    } else {
-        Err(diags)
-    }
-}
-
-/// A variable declared inside loops has one copy per iteration of those loops; in a
-/// kernel it becomes one local variable per thread, which is right only if every thread
-/// finishes with one copy before it starts the next: the loops it is private to must stay
-/// outside the other sequential loops of the statements that use it.
-fn check_privates(t: &Transformed) -> Result<(), Diagnostics> {
-    let p = &t.program;
-    let mut diags = Vec::new();
-    for (a, array) in p.arrays.iter().enumerate() {
-        let ArrayKind::Private { loops } = &array.kind else {
-            continue;
-        };
-        let own = |l: LevelId| -> bool {
-            // A source loop the variable is private to, or a tile control of one.
-            loops.contains(&l)
-                || t.levels
-                    .iter()
-                    .enumerate()
-                    .any(|(x, lv)| loops.contains(&x) && lv.tile.is_some_and(|tl| tl.control == l))
-        };
-        for (s, st) in t.statements.iter().enumerate() {
-            let StmtKind::Compute(id) = st.kind else {
-                continue;
-            };
-            let statement = &p.statements[id];
-            let uses = std::iter::once(&statement.write)
-                .chain(&statement.reads)
-                .any(|x| p.accesses[*x].array == a);
-            if !uses {
-                continue;
-            }
-            let hardware = t
-                .kernel_of(s)
-                .map(|k| t.kernels[k].hardware_levels())
-                .unwrap_or_default();
-            let sequential: Vec<LevelId> = st
-                .levels
-                .iter()
-                .map(|(l, _)| *l)
-                .filter(|l| !hardware.contains(l))
-                .collect();
-            if let Some(first_other) = sequential.iter().position(|l| !own(*l)) {
-                if let Some(late) = sequential[first_other..].iter().find(|l| own(**l)) {
-                    diags.push(
-                        Diagnostic::error(p.unit.source, statement.span, format!(
-                            "`{}` is declared inside loop `{}`, which now runs inside loop `{}`",
-                            array.name, t.levels[*late].name, t.levels[sequential[first_other]].name
-                        ))
-                        .with_secondary(p.unit.source, array.span, "declared here")
-                        .with_note("each thread keeps one copy of the variable, so its loop must finish an iteration before the next begins")
-                        .with_hint(format!("keep loop `{}` outside loop `{}`, or map it to threads", t.levels[*late].name, t.levels[sequential[first_other]].name)),
-                    );
-                    break;
-                }
-            }
-        }
-    }
     if diags.is_empty() {
         Ok(())
     } else {
@@ -555,12 +493,18 @@ pub(crate) fn thread_constraint(
     d: usize,
     name: &str,
 ) -> Option<String> {
+    thread_value(t, kernel, s, d).map(|v| format!("{v} = {name}"))
+}
+
+/// The isl text of the index along thread dimension `d` that runs statement `s`'s
+/// instance (`None`: every thread along `d` runs it).
+pub(crate) fn thread_value(t: &Transformed, kernel: &Kernel, s: usize, d: usize) -> Option<String> {
     let td = &kernel.threads[d];
     let level = kernel.thread_level(d, s)?;
     let v = value_of(t, s, level);
     Some(match td.kind {
-        ThreadKind::Coordinate => format!("({v}) - {0}*floor(({v})/{0}) = {name}", td.size),
-        _ => format!("{v} = {name}"),
+        ThreadKind::Coordinate => format!("({v}) - {0}*floor(({v})/{0})", td.size),
+        _ => v,
     })
 }
 
