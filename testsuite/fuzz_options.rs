@@ -144,6 +144,13 @@ impl Files {
             }
             args.push(self.word(rng));
         }
+        // What `-o` names is written: a relative name goes to the scratch directory, not
+        // to the directory the tests run in (a long campaign left `=4` in the checkout).
+        for k in 1..args.len() {
+            if args[k - 1] == "-o" && !args[k].is_empty() && !args[k].starts_with(['/', '-']) {
+                args[k] = scratch_path(&args[k]).display().to_string();
+            }
+        }
         args
     }
 }
