@@ -183,9 +183,11 @@ pub fn build_ast(
 ) -> IslResult<Vec<AstNode>> {
     // The strategy generator compiles each variant whole, so the kernels of the nests a
     // variant leaves alone are built again and again: the same schedule in the same
-    // context gives the same AST (1754's 48 builds were 14 distinct ones).
-    BUILT.get_or_once(memo_key(schedule, context, options), || {
-        build_ast_uncached(ctx, context, schedule, options)
+    // context gives the same AST (1754's 48 builds were 14 distinct ones). Printing the
+    // key takes operations too: the build's own.
+    ctx.restart_operations();
+    built(memo_key(schedule, context, options), || {
+        on_its_own(ctx, || build_ast_uncached(ctx, context, schedule, options))
     })
 }
 
@@ -200,6 +202,41 @@ fn memo_key(schedule: &UnionMap, context: &Set, options: Option<&UnionMap>) -> S
 /// The ASTs built in this process (a compile builds a few hundred).
 static BUILT: Memo<Vec<AstNode>> = Memo::new(4096);
 
+/// The builds that ran out of isl's operations, by the limit and [`BUILT`]'s key.
+static TOO_COMPLEX: Memo<IslError> = Memo::new(1024);
+
+/// The AST [`BUILT`] keeps under `key`, else what `build` gives. A build that runs out of
+/// operations with the whole budget to itself ([`on_its_own`]) runs out again, whichever
+/// compile asks: its failure is kept too, under the limit in force. (The nest fuzzer's
+/// program 300, seed 20261201: four candidates asked for one kernel whose build isl gave
+/// up, 2.6 to 5.1 s each, which was most of a 17 s compile.)
+fn built(key: String, build: impl FnOnce() -> IslResult<Vec<AstNode>>) -> IslResult<Vec<AstNode>> {
+    let failed = format!("{}\n{key}", crate::limits::current().isl_operations);
+    if let Some(e) = TOO_COMPLEX.get(&failed) {
+        return Err(e);
+    }
+    let result = BUILT.get_or_once(key, || match TOO_COMPLEX.get(&failed) {
+        Some(e) => Err(e),
+        None => build(),
+    });
+    if let Err(e) = &result {
+        if e.too_complex {
+            TOO_COMPLEX.put(failed, e.clone());
+        }
+    }
+    result
+}
+
+/// `f`, an isl computation in `ctx` with the whole `--limit isl-operations` to itself
+/// (counted from nothing, and again from nothing after it): what it spends, and whether
+/// it runs out, depends on its inputs alone, not on the work before it.
+fn on_its_own<T>(ctx: &Ctx, f: impl FnOnce() -> IslResult<T>) -> IslResult<T> {
+    ctx.restart_operations();
+    let result = f();
+    ctx.restart_operations();
+    result
+}
+
 /// [`build_ast`] of `schedule` (without options) in `context`, then, where `narrower`
 /// gives a subset of `context` from that AST (a kernel's full tiles, from its guards:
 /// [`crate::codegen`]), the AST in it too. One schedule tree, simplified in `context`,
@@ -212,25 +249,26 @@ pub fn build_ast_narrowed(
 ) -> IslResult<(Vec<AstNode>, Option<Vec<AstNode>>)> {
     // One tree for both builds, made at the first that is not in the memo.
     let tree = std::cell::OnceCell::new();
+    ctx.restart_operations();
     let build_in = |within: &Set| -> IslResult<Vec<AstNode>> {
         let tree = match tree.get() {
             Some(t) => t,
             None => {
-                let made = super::schedtree::Tree::of(schedule, context)?;
+                let made = on_its_own(ctx, || super::schedtree::Tree::of(schedule, context))?;
                 tree.get_or_init(|| made)
             }
         };
-        match tree {
+        on_its_own(ctx, || match tree {
             Some(t) => build_from_tree(ctx, within, t),
             None => build_ast_uncached(ctx, within, schedule, None),
-        }
+        })
     };
     let key = memo_key(schedule, context, None);
-    let wide = BUILT.get_or_once(key.clone(), || build_in(context))?;
+    let wide = built(key.clone(), || build_in(context))?;
     let Some(narrow) = narrower(&wide)? else {
         return Ok((wide, None));
     };
-    let narrow = BUILT.get_or_once(format!("{key}(narrowed to {narrow})"), || build_in(&narrow))?;
+    let narrow = built(format!("{key}(narrowed to {narrow})"), || build_in(&narrow))?;
     Ok((wide, Some(narrow)))
 }
 
@@ -472,6 +510,47 @@ fn convert_expr(expr: &ASTExpr) -> IslResult<AstExpr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A build has the whole `--limit isl-operations` to itself: the analyses before it
+    /// in the same context may have spent theirs. One that runs out with all of them is
+    /// not run again: its failure is kept (under the limit) and given back at once.
+    #[test]
+    fn a_build_has_the_whole_operation_budget_and_a_build_that_runs_out_is_not_run_again() {
+        let limits = |isl_operations| crate::limits::Limits {
+            isl_operations,
+            ..Default::default()
+        };
+        crate::limits::with(limits(200_000), || {
+            let ctx = Ctx::new();
+            let context = Set::parse(&ctx, "[N] -> { : N >= 1 }").unwrap();
+            let schedule = UnionMap::parse(
+                &ctx,
+                "[N] -> { S0[i, j] -> [floor(i/16), floor(j/16), i, j] : 0 <= j <= i < N }",
+            )
+            .unwrap();
+            // Other work spends the context's operations (each text is new to it).
+            let mut k = 0;
+            while Set::parse(&ctx, &format!("[N] -> {{ S[i] : 0 <= i < N + {k} }}")).is_ok() {
+                k += 1;
+            }
+            let ast = build_ast(&ctx, &context, &schedule, None).unwrap();
+            assert!(matches!(ast[0], AstNode::For { .. }), "{ast:?}");
+            // Too few operations for the build itself: it fails as too complex, once.
+            let context = Set::parse(&ctx, "[N] -> { : N >= 2 }").unwrap();
+            let e = crate::limits::with(limits(50), || {
+                build_ast(&ctx, &context, &schedule, None).unwrap_err()
+            });
+            assert!(e.too_complex, "{e:?}");
+            crate::limits::with(limits(50), || {
+                let again = built(memo_key(&schedule, &context, None), || {
+                    panic!("a build that ran out of operations ran again")
+                });
+                assert_eq!(again, Err(e));
+            });
+            // Under another limit the same build is tried again, and fits.
+            assert!(build_ast(&ctx, &context, &schedule, None).is_ok());
+        });
+    }
 
     #[test]
     fn tiled_loop_nest() {

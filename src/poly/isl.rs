@@ -72,7 +72,28 @@ fn exhausted_on_this_thread() -> bool {
     })
 }
 
+/// Writes the text isl printed (`text`, from one of its `*_to_str`) and frees it. isl
+/// prints nothing (a null pointer) when its context has spent its operations, as printing
+/// allocates: the text written then is one no other object has (a key made of it finds
+/// nothing kept), and the context stays out of operations, so that its next computation
+/// fails as too complex. (isl-rs 0.3.1's `to_str` read the null pointer, and never freed
+/// the text.)
+fn print(f: &mut fmt::Formatter<'_>, ctx: &Ctx, text: *mut std::os::raw::c_char) -> fmt::Result {
+    if text.is_null() {
+        ctx.raw().reset_error();
+        static UNPRINTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = UNPRINTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        return write!(f, "<isl printed nothing: out of operations, #{n}>");
+    }
+    let written = f.write_str(&unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy());
+    unsafe { libc::free(text.cast()) };
+    written
+}
+
 extern "C" {
+    fn isl_set_to_str(set: usize) -> *mut std::os::raw::c_char;
+    fn isl_map_to_str(map: usize) -> *mut std::os::raw::c_char;
+    fn isl_union_map_to_str(umap: usize) -> *mut std::os::raw::c_char;
     /// Counts one operation; fails once the context's `max_operations` are spent (isl
     /// 0.27 exports it, and has no other way to ask).
     fn isl_ctx_next_operation(ctx: usize) -> i32;
@@ -269,6 +290,9 @@ impl Ctx {
         self.raw()
             .set_max_operations(crate::limits::current().isl_operations);
         self.raw().reset_operations();
+        // A computation that ran out leaves its error behind, which the next call would
+        // report as its own.
+        self.raw().reset_error();
     }
 
     /// A context a thread that ended left ([`POOL`]), else a new one.
@@ -659,7 +683,7 @@ pub struct Sample {
 
 impl fmt::Display for Set {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.raw.to_str().unwrap_or("<isl error>"))
+        print(f, &self.ctx, unsafe { isl_set_to_str(self.raw.ptr) })
     }
 }
 
@@ -915,7 +939,7 @@ impl Map {
 
 impl fmt::Display for Map {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.raw.to_str().unwrap_or("<isl error>"))
+        print(f, &self.ctx, unsafe { isl_map_to_str(self.raw.ptr) })
     }
 }
 
@@ -998,7 +1022,7 @@ impl UnionMap {
 
 impl fmt::Display for UnionMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.raw.to_str().unwrap_or("<isl error>"))
+        print(f, &self.ctx, unsafe { isl_union_map_to_str(self.raw.ptr) })
     }
 }
 
@@ -1145,6 +1169,36 @@ mod tests {
 
     /// Threads that start after others ended take their contexts (and the texts read
     /// there) and compute the same: each reads, intersects and tests again.
+    /// Printing allocates, so a context out of operations prints nothing: the object's
+    /// text is then one no other has (no memo keyed by it finds another's result), and the
+    /// next computation in the context fails as too complex, not as a crash.
+    #[test]
+    fn an_object_printed_out_of_operations_has_a_text_of_its_own() {
+        let limits = crate::limits::Limits {
+            isl_operations: 100_000,
+            ..Default::default()
+        };
+        crate::limits::with(limits, || {
+            let ctx = Ctx::new();
+            let a = Set::parse(&ctx, "[N] -> { S[i] : 0 <= i < N }").unwrap();
+            let b = Set::parse(&ctx, "[N] -> { S[i] : 0 <= i < 2N }").unwrap();
+            let mut k = 0;
+            while Set::parse(&ctx, &format!("{{ S[i] : 0 <= i < {k} }}")).is_ok() {
+                k += 1;
+            }
+            let (x, y) = (a.to_string(), b.to_string());
+            assert!(x.starts_with("<isl printed nothing"), "{x}");
+            assert_ne!(x, y);
+            let e = a
+                .intersect(&b)
+                .err()
+                .expect("the context is out of operations");
+            assert!(e.too_complex, "{e:?}");
+            ctx.restart_operations();
+            assert_eq!(a.to_string(), "[N] -> { S[i] : 0 <= i < N }");
+        });
+    }
+
     #[test]
     fn a_context_passes_from_a_thread_that_ended_to_the_next() {
         for _ in 0..3 {
