@@ -1167,8 +1167,6 @@ fn every_earlier(sinks: &UnionMap, sources: &UnionMap, schedule: &UnionMap) -> I
 mod tests {
     use super::*;
 
-    /// Threads that start after others ended take their contexts (and the texts read
-    /// there) and compute the same: each reads, intersects and tests again.
     /// Printing allocates, so a context out of operations prints nothing: the object's
     /// text is then one no other has (no memo keyed by it finds another's result), and the
     /// next computation in the context fails as too complex, not as a crash.
@@ -1199,6 +1197,8 @@ mod tests {
         });
     }
 
+    /// Threads that start after others ended take their contexts (and the texts read
+    /// there) and compute the same: each reads, intersects and tests again.
     #[test]
     fn a_context_passes_from_a_thread_that_ended_to_the_next() {
         for _ in 0..3 {
