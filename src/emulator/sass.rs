@@ -1129,6 +1129,56 @@ _Z1kPKfPf:
         )));
     }
 
+    #[test]
+    fn unrolled_loads_of_one_line_take_its_accesses_in_turn() {
+        // `y += A[i][j] * x[j]` unrolled whole by ptxas: each load runs once. The line's
+        // accesses in turn, A (32 sectors), x (4), A, x; not A four times.
+        let text = r#"
+//--------------------- .text._Z1kPKfPf --------------------------
+	.section	.text._Z1kPKfPf,"ax",@progbits
+_Z1kPKfPf:
+.text._Z1kPKfPf:
+	//## File "/tmp/kernels.cu", line 11
+        /*0000*/                   LDG.E.CONSTANT R11, desc[UR4][R2.64] ;
+        /*0010*/                   LDG.E.CONSTANT R12, desc[UR4][R4.64] ;
+        /*0020*/                   LDG.E.CONSTANT R13, desc[UR4][R2.64+0x200] ;
+        /*0030*/                   LDG.E.CONSTANT R14, desc[UR4][R4.64+0x200] ;
+        /*0040*/                   FFMA R9, R11, R12, R9 ;
+        /*0050*/                   FFMA R9, R13, R14, R9 ;
+	//## File "/tmp/kernels.cu", line 12
+        /*0060*/                   STG.E desc[UR4][R6.64], R9 ;
+        /*0070*/                   EXIT ;
+"#;
+        let k = parse(text).remove(0);
+        let global = |sectors: f64, array| Mem::Global {
+            sectors,
+            asked: sectors,
+            array: Some(array),
+            l1: L1::default(),
+            read_only: true,
+        };
+        let mut l = lines(2.0);
+        l.lines.remove(0);
+        l.lines[0].global_loads = vec![global(32.0, 0), global(4.0, 1)];
+        let mut b = StreamBuilder::new(1.0, 0.0);
+        stream(&k, &l, &mut b).unwrap();
+        let dram: Vec<u32> = (b.stream.iter())
+            .filter_map(|i| match i {
+                Instr::Op {
+                    resource: DRAM,
+                    count,
+                    ..
+                } => Some(*count),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            dram,
+            vec![32, 4, 32, 4, 4],
+            "the loads in turn, then the store"
+        );
+    }
+
     /// [`SASS`] with a guard that skips the loop (`@P0 BRA` to the store).
     fn guarded_loop() -> String {
         SASS.replace(
