@@ -104,7 +104,7 @@ const NAMED: &[Named] = &[
     },
     Named {
         name: "isl-operations",
-        what: "operations of one isl computation (the dependences, a legality check, one loop nest of the generated code)",
+        what: "operations of one isl computation (the dependences, a legality check; a tenth of them for one loop nest of the generated code)",
         field: |l| &mut l.isl_operations,
     },
     Named {
