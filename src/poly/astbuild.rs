@@ -523,8 +523,8 @@ mod tests {
     use super::*;
 
     /// A build has its share of `--limit isl-operations` to itself: the analyses before
-    /// it in the same context may have spent theirs. One that runs out with all of them is
-    /// not run again: its failure is kept (under the limit) and given back at once.
+    /// it in the same context may have spent theirs. One that runs out of its share is not
+    /// run again: its failure is kept (under the limit) and given back at once.
     #[test]
     fn a_build_has_the_whole_operation_budget_and_a_build_that_runs_out_is_not_run_again() {
         let limits = |isl_operations| crate::limits::Limits {
