@@ -241,8 +241,7 @@ fn budget() -> u64 {
 /// nothing, and the whole limit again from nothing after it): what it spends, and whether
 /// it runs out, depends on its inputs alone, not on the work before it.
 fn on_its_own<T>(ctx: &Ctx, f: impl FnOnce() -> IslResult<T>) -> IslResult<T> {
-    ctx.restart_operations();
-    ctx.raw().set_max_operations(budget());
+    ctx.restart_operations_with(budget());
     let result = f();
     ctx.restart_operations();
     result
@@ -526,7 +525,7 @@ mod tests {
     /// it in the same context may have spent theirs. One that runs out of its share is not
     /// run again: its failure is kept (under the limit) and given back at once.
     #[test]
-    fn a_build_has_the_whole_operation_budget_and_a_build_that_runs_out_is_not_run_again() {
+    fn a_build_has_its_share_of_the_operation_budget_and_a_build_that_runs_out_is_not_run_again() {
         let limits = |isl_operations| crate::limits::Limits {
             isl_operations,
             ..Default::default()

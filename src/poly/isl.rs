@@ -287,8 +287,12 @@ impl Ctx {
     /// spent: generous for real loop nests, finite so that a pathological input ends in an
     /// error rather than an endless computation.
     pub(super) fn restart_operations(&self) {
-        self.raw()
-            .set_max_operations(crate::limits::current().isl_operations);
+        self.restart_operations_with(crate::limits::current().isl_operations);
+    }
+
+    /// [`Ctx::restart_operations`] with a budget of `max` operations (an AST build's share).
+    pub(super) fn restart_operations_with(&self, max: u64) {
+        self.raw().set_max_operations(max);
         self.raw().reset_operations();
         // A computation that ran out leaves its error behind, which the next call would
         // report as its own.
