@@ -322,6 +322,26 @@ pub fn apply_defines(text: &str, defines: &[(String, String)]) -> String {
     if defines.is_empty() {
         return text.to_string();
     }
+    let Defined { mut top, edits } = define_edits(text, defines);
+    let mut at = 0;
+    for (start, end, replacement) in edits {
+        top.push_str(&text[at..start]);
+        top.push_str(&replacement);
+        at = end;
+    }
+    top.push_str(&text[at..]);
+    top
+}
+
+/// What [`apply_defines`] does to a text: the lines it puts first, and its replacements
+/// of the text's `#define`s (start, end, new text), in the text's order.
+pub struct Defined {
+    pub top: String,
+    pub edits: Vec<(usize, usize, String)>,
+}
+
+/// [`apply_defines`]'s changes to `text`, for a caller that makes other edits too.
+pub fn define_edits(text: &str, defines: &[(String, String)]) -> Defined {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut found = vec![false; defines.len()];
     for t in lex(text, 0) {
@@ -338,7 +358,7 @@ pub fn apply_defines(text: &str, defines: &[(String, String)]) -> String {
             ));
         }
     }
-    let mut out = String::new();
+    let mut top = String::new();
     for (k, (name, value)) in defines.iter().enumerate() {
         let last = defines.iter().rposition(|(n, _)| n == name) == Some(k);
         if last
@@ -347,19 +367,22 @@ pub fn apply_defines(text: &str, defines: &[(String, String)]) -> String {
                 .enumerate()
                 .any(|(j, (n, _))| n == name && found[j])
         {
-            out.push_str(&format!(
+            top.push_str(&format!(
                 "#define {name} {value} /* gpucc: -D {name}={value} */\n"
             ));
         }
     }
-    let mut at = 0;
-    for (start, end, replacement) in edits {
-        out.push_str(&text[at..start]);
-        out.push_str(&replacement);
-        at = end;
-    }
-    out.push_str(&text[at..]);
-    out
+    Defined { top, edits }
+}
+
+/// Whether `text` has a `#define` line: [`define_edits`] of a text made by adding `text`
+/// to another is that other's only where it has none.
+pub fn has_define_line(text: &str) -> bool {
+    text.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix('#')
+            .is_some_and(|rest| rest.trim_start().starts_with("define"))
+    })
 }
 
 /// An error during expansion (runaway recursion, a malformed call), at the macro's use.
@@ -642,6 +665,23 @@ mod tests {
             out,
             "#define Q 1 /* gpucc: -D Q=1 */\n#define N 100 /* gpucc: -D N=100 */\n#ifndef M\n#define M 7\n#endif\nint x;\n"
         );
+    }
+
+    #[test]
+    fn the_defines_edits_are_what_apply_defines_makes_of_the_text() {
+        let text = "int a;\n  #  define N 128\n#pragma unroll\nint define;\n";
+        let defines = [("N".to_string(), "64".to_string())];
+        let d = define_edits(text, &defines);
+        assert_eq!(d.top, "");
+        assert_eq!(d.edits.len(), 1);
+        let (start, end, new) = &d.edits[0];
+        let edited = format!("{}{new}{}", &text[..*start], &text[*end..]);
+        assert_eq!(edited, apply_defines(text, &defines));
+        // Only a directive line is a `#define` line.
+        assert!(has_define_line(text));
+        assert!(!has_define_line(
+            "#pragma unroll\nint define;\n// #define\n"
+        ));
     }
 
     #[test]
