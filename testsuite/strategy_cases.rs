@@ -518,25 +518,55 @@ fn loops_that_distribution_would_break_are_left_whole() {
     }
 }
 
+/// The signatures (`Nest::signature`) and shapes (`Nest::shape`) of a file's nests.
+fn signatures_and_shapes(file: &str) -> Vec<(String, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let mut program = crate::harness::programs_with(&path, &[]).remove(0);
+    let deps = gpucc::deps::analyze(&mut program).unwrap();
+    let device = gpucc::device::Device::default_device();
+    let plan = gpucc::strategy::plan(&program, &deps, &device, &[], true);
+    plan.nests()
+        .iter()
+        .map(|n| (n.signature(&program), n.shape(&program)))
+        .collect()
+}
+
 /// Phase IV searches the tile sizes of twin nests once (`src/tune/values.rs`, `twin`):
 /// nests that compute the same on other arrays, as stencil3d_heat's two sweeps (`A` to `B`,
 /// then `B` to `A`), have one signature; mm2's two matrix products (other statements,
 /// other sizes) do not.
 #[test]
 fn twin_nests_share_a_signature_and_others_do_not() {
-    let signatures = |file: &str| -> Vec<String> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
-        let mut program = crate::harness::programs_with(&path, &[]).remove(0);
-        let deps = gpucc::deps::analyze(&mut program).unwrap();
-        let device = gpucc::device::Device::default_device();
-        let plan = gpucc::strategy::plan(&program, &deps, &device, &[], true);
-        plan.nests().iter().map(|n| n.signature(&program)).collect()
-    };
-    let heat = signatures("testsuite/strategy/kernels/stencil3d_heat.c");
+    let heat = signatures_and_shapes("testsuite/strategy/kernels/stencil3d_heat.c");
     assert_eq!(heat.len(), 2, "{heat:?}");
-    assert_eq!(heat[0], heat[1]);
-    assert!(heat[0].contains("@0[i][j][k] = "), "{}", heat[0]);
-    let mm2 = signatures("testsuite/strategy/kernels/mm2.c");
+    assert_eq!(heat[0].0, heat[1].0);
+    assert!(heat[0].0.contains("@0[i][j][k] = "), "{}", heat[0].0);
+    let mm2 = signatures_and_shapes("testsuite/strategy/kernels/mm2.c");
     assert_eq!(mm2.len(), 2, "{mm2:?}");
-    assert_ne!(mm2[0], mm2[1]);
+    assert_ne!(mm2[0].0, mm2[1].0);
+}
+
+/// Phase IV searches a nest's tile sizes from those of an earlier nest of the same shape
+/// (`near_twin`): 3mm's three products are one computation at other sizes, so one shape
+/// and three signatures; twins have one shape too; mm2's products (other statements) do
+/// not. The ranking of mm3.c searches so, and its CUDA verifies.
+#[test]
+fn nests_of_one_computation_at_other_sizes_share_a_shape() {
+    let mm3 = signatures_and_shapes("testsuite/strategy/shapes/mm3.c");
+    assert_eq!(mm3.len(), 3, "{mm3:?}");
+    assert!(mm3.iter().all(|(_, shape)| *shape == mm3[0].1), "{mm3:?}");
+    assert_ne!(mm3[0].0, mm3[1].0);
+    assert_ne!(mm3[1].0, mm3[2].0);
+    assert_ne!(mm3[0].0, mm3[2].0);
+    // Sizes are left out, loop indices and statements kept.
+    assert!(mm3[0].1.contains("for k # <= k < _ 1;"), "{}", mm3[0].1);
+    assert!(!mm3[0].1.contains("320"), "{}", mm3[0].1);
+    let heat = signatures_and_shapes("testsuite/strategy/kernels/stencil3d_heat.c");
+    assert_eq!(heat[0].1, heat[1].1);
+    let mm2 = signatures_and_shapes("testsuite/strategy/kernels/mm2.c");
+    assert_ne!(mm2[0].1, mm2[1].1);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testsuite/strategy/shapes/mm3.c");
+    let o = compile_without_recipe(&path);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.verified, "not verified: {}", o.stderr);
 }

@@ -82,13 +82,42 @@ impl Nest {
     /// computation on other arrays (heat-3d's two sweeps, `A` to `B` then `B` to `A`), so
     /// their kernels' emulated times are the same functions of their tile sizes.
     pub fn signature(&self, p: &Program) -> String {
+        self.described(p, false)
+    }
+
+    /// The [`Nest::signature`] with the sizes left out: in the loops' bounds and the
+    /// arrays' extents, every name but the nest's own loop indices reads `_`, and every
+    /// number `#`. Two nests
+    /// with the same shape are one computation at other sizes (3mm's three products),
+    /// whose best tile sizes are near each other's.
+    pub fn shape(&self, p: &Program) -> String {
+        self.described(p, true)
+    }
+
+    fn described(&self, p: &Program, shape: bool) -> String {
+        let iterators: Vec<&str> = (self.statements.iter())
+            .flat_map(|&s| &p.statements[s].loops)
+            .map(|&l| p.loops[l].iterator.as_str())
+            .collect();
+        let sized = |text: &str| -> String {
+            if shape {
+                without_sizes(text, &iterators)
+            } else {
+                text.to_string()
+            }
+        };
         let mut arrays: Vec<usize> = Vec::new();
         let mut out = format!("host {:?}\n", self.host);
         for &s in &self.statements {
             let st = &p.statements[s];
             for &l in &st.loops {
                 let l = &p.loops[l];
-                out.push_str(&format!("for {} {} {}; ", l.iterator, l.bounds, l.step));
+                out.push_str(&format!(
+                    "for {} {} {}; ",
+                    l.iterator,
+                    sized(&l.bounds),
+                    l.step
+                ));
             }
             // The text, each identifier that names an array replaced by its place.
             let mut word = String::new();
@@ -116,15 +145,36 @@ impl Nest {
         }
         for a in arrays {
             let a = &p.arrays[a];
-            out.push_str(&format!(
-                "{} {:?} {:?}\n",
-                a.elem.c_name(),
-                a.dim_texts,
-                a.kind
-            ));
+            let dims: Vec<String> = a.dim_texts.iter().map(|d| sized(d)).collect();
+            out.push_str(&format!("{} {:?} {:?}\n", a.elem.c_name(), dims, a.kind));
         }
         out
     }
+}
+
+/// `text` with every identifier that is not one of `keep` written `_`, and every number
+/// `#`.
+fn without_sizes(text: &str, keep: &[&str]) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once('\0')) {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        if word.starts_with(|x: char| x.is_ascii_digit()) {
+            out.push('#');
+        } else if !word.is_empty() && !keep.contains(&word.as_str()) {
+            out.push('_');
+        } else {
+            out.push_str(&word);
+        }
+        word.clear();
+        if c != '\0' {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Statements run by a single thread, in order.

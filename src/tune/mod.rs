@@ -409,17 +409,30 @@ fn attempt(
         }
     }
     // Phase IV: the chosen variants' parameter values, nest by nest; a nest that is an
-    // earlier one on other arrays takes its values ([`values::twin`]).
+    // earlier one on other arrays takes its values ([`values::twin`]), one that is an
+    // earlier one at other sizes searches from its values ([`values::near_twin`]).
     let before = chosen.clone();
     let signatures: Vec<String> = nests.iter().map(|n| n.signature(&plan.program)).collect();
+    let shapes: Vec<String> = nests.iter().map(|n| n.shape(&plan.program)).collect();
     for k in 0..chosen.len() {
+        let found = |v: &Variant| -> Vec<i64> { v.params.iter().map(|p| p.value).collect() };
         if let Some(j) = values::twin(&signatures, &legal, &phase3, &before, k) {
-            let found: Vec<i64> = chosen[j].params.iter().map(|p| p.value).collect();
-            chosen[k] = chosen[k].with_values(&found);
+            chosen[k] = chosen[k].with_values(&found(&chosen[j]));
             continue;
         }
+        let seed =
+            values::near_twin(&shapes, &legal, &phase3, &before, k).map(|j| found(&chosen[j]));
         let searched = values::search(
-            &plan, program, deps, o, &mut evals, &chosen, k, &bounds, &mut best,
+            &plan,
+            program,
+            deps,
+            o,
+            &mut evals,
+            &chosen,
+            k,
+            &bounds,
+            &mut best,
+            seed.as_deref(),
         );
         skipped += searched.skipped;
         chosen[k] = chosen[k].with_values(&searched.values);
