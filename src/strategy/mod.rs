@@ -87,9 +87,8 @@ impl Nest {
 
     /// The [`Nest::signature`] with the sizes left out: in the loops' bounds and the
     /// arrays' extents, every name but the nest's own loop indices reads `_`, and every
-    /// number `#`. Two nests
-    /// with the same shape are one computation at other sizes (3mm's three products),
-    /// whose best tile sizes are near each other's.
+    /// number `#`. Two nests with the same shape are one computation at other sizes
+    /// (3mm's three products), whose best tile sizes are near each other's.
     pub fn shape(&self, p: &Program) -> String {
         self.described(p, true)
     }

@@ -52,22 +52,12 @@ pub(super) fn twin(
     chosen: &[Variant],
     k: usize,
 ) -> Option<usize> {
-    let same_variant = |j: usize| {
-        let (a, b) = (&chosen[j], &chosen[k]);
-        phase3[j] == phase3[k]
-            && legal[j].len() == legal[k].len()
-            && a.combos == b.combos
-            && a.params.len() == b.params.len()
-            && a.params
-                .iter()
-                .zip(&b.params)
-                .all(|(x, y)| x.value == y.value)
-            && (a.wide, a.double, a.interleaved) == (b.wide, b.double, b.interleaved)
+    let same_values = |j: usize| {
+        (chosen[j].params.iter())
+            .zip(&chosen[k].params)
+            .all(|(x, y)| x.value == y.value)
     };
-    if signatures.len() != chosen.len() || chosen[k].params.is_empty() {
-        return None;
-    }
-    (0..k).find(|&j| same_variant(j) && signatures[j] == signatures[k])
+    earlier_alike(signatures, legal, phase3, chosen, k).find(|&j| same_values(j))
 }
 
 /// The earlier nest whose Phase IV values nest `k`'s search starts from instead of a
@@ -83,7 +73,21 @@ pub(super) fn near_twin(
     chosen: &[Variant],
     k: usize,
 ) -> Option<usize> {
-    let same_space = |j: usize| {
+    earlier_alike(shapes, legal, phase3, chosen, k).next()
+}
+
+/// The nests before `k` with its description (`described`: signatures or shapes, one per
+/// nest) whose Phase III chose the variant in the same place among the same number, with
+/// the same parameters, combinations and copies as `k`'s (none where `k`'s variant has no
+/// parameters).
+fn earlier_alike<'a>(
+    described: &'a [String],
+    legal: &'a [Vec<Variant>],
+    phase3: &'a [usize],
+    chosen: &'a [Variant],
+    k: usize,
+) -> impl Iterator<Item = usize> + 'a {
+    let same_space = move |j: usize| {
         let (a, b) = (&chosen[j], &chosen[k]);
         phase3[j] == phase3[k]
             && legal[j].len() == legal[k].len()
@@ -94,11 +98,10 @@ pub(super) fn near_twin(
                 .zip(&b.params)
                 .all(|(x, y)| x.role == y.role)
             && (a.wide, a.double, a.interleaved) == (b.wide, b.double, b.interleaved)
+            && described[j] == described[k]
     };
-    if shapes.len() != chosen.len() || chosen[k].params.is_empty() {
-        return None;
-    }
-    (0..k).find(|&j| same_space(j) && shapes[j] == shapes[k])
+    let any = described.len() == chosen.len() && !chosen[k].params.is_empty();
+    (0..k).filter(move |&j| any && same_space(j))
 }
 
 /// At most `n` of `combos`, evenly spread (the first always among them).
@@ -159,7 +162,8 @@ pub(super) fn search(
     };
     let others = bounds.others(k, chosen);
     // First the current values and an even spread of the others (the whole space's
-    // shape); then the neighbours of the fastest, as long as they lead somewhere faster.
+    // shape), or the seed; then the neighbours of the fastest, as long as they lead
+    // somewhere faster.
     let mut batch = match seed {
         Some(values) if variant.combos.iter().any(|c| c == values) => vec![values.to_vec()],
         _ => spread(&variant.combos, SPREAD),
