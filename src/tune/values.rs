@@ -164,8 +164,12 @@ pub(super) fn search(
     // First the current values and an even spread of the others (the whole space's
     // shape), or the seed; then the neighbours of the fastest, as long as they lead
     // somewhere faster.
+    // A seed comes with its neighbours, in one batch for every core.
     let mut batch = match seed {
-        Some(values) if variant.combos.iter().any(|c| c == values) => vec![values.to_vec()],
+        Some(values) if variant.combos.iter().any(|c| c == values) => {
+            let around = neighbours(&variant.params, &variant.combos, values);
+            std::iter::once(values.to_vec()).chain(around).collect()
+        }
         _ => spread(&variant.combos, SPREAD),
     };
     batch.retain(|c| *c != current);
