@@ -400,7 +400,9 @@ impl Set {
         let raw = ctx.read(
             text,
             "set",
-            IslSet::read_from_str,
+            |ctx, text| {
+                super::reader::set(ctx, text).map_or_else(|| IslSet::read_from_str(ctx, text), Ok)
+            },
             IslSet::copy,
             |p| match p {
                 Parsed::Set(x) => Some(x),
@@ -696,7 +698,9 @@ impl Map {
         let raw = ctx.read(
             text,
             "map",
-            IslMap::read_from_str,
+            |ctx, text| {
+                super::reader::map(ctx, text).map_or_else(|| IslMap::read_from_str(ctx, text), Ok)
+            },
             IslMap::copy,
             |p| match p {
                 Parsed::Map(x) => Some(x),

@@ -12,6 +12,7 @@ pub mod isl;
 mod lower;
 pub mod memo;
 pub mod program;
+mod reader;
 mod schedtree;
 pub mod scheduler;
 mod watchdog;
