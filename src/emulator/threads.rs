@@ -34,6 +34,10 @@ pub(super) fn moves_with_the_block(e: &Expr, moving: &[&str]) -> bool {
 /// Positions per grid dimension at which guards are sampled ([`ThreadSpace::fraction`]).
 const GUARD_SAMPLES: i64 = 5;
 
+/// [`ThreadSpace::fraction`]'s shares, by the guard in the position and the launch's
+/// shape, for the rest of the process.
+static FRACTIONS: crate::poly::memo::Memo<Share> = crate::poly::memo::Memo::new(1 << 16);
+
 /// The blocks of `grid` at `per_dimension` evenly spaced positions along each dimension,
 /// both ends included, every combination (the first dimension fastest, the block at the
 /// origin first).
@@ -143,7 +147,19 @@ impl ThreadSpace<'_> {
         if !self.fraction_applies(cond) {
             return None;
         }
-        let cond = &self.positional(cond);
+        // The share depends on the guard in the position alone and on the launch's
+        // shape: the same guard comes back at other sites and in other variants.
+        let on = self.on_position(cond);
+        let key = format!("{on:?} {:?} {:?}", self.block, self.grid);
+        let share = FRACTIONS.get_or(key, || {
+            Ok::<_, std::convert::Infallible>(self.measured_fraction(&on))
+        });
+        share.ok()
+    }
+
+    /// [`Self::fraction`] of `on`, a guard in the position alone, measured.
+    fn measured_fraction(&self, on: &Expr) -> Share {
+        let cond = &self.placed(on);
         let threads: i64 = self.block.iter().product();
         let mut position = vec![0; self.block.len() + self.grid.len()];
         let (mut active, mut total) = (0u64, 0u64);
@@ -171,14 +187,14 @@ impl ThreadSpace<'_> {
                 total += 1;
             }
         }
-        Some(Share {
+        Share {
             warps: active as f64 / total.max(1) as f64,
             lanes: if lanes_of == 0 {
                 1.0
             } else {
                 lanes_in as f64 / lanes_of as f64
             },
-        })
+        }
     }
 
     /// Whether `cond` reads the position and otherwise only the entry's values (what
@@ -201,11 +217,16 @@ impl ThreadSpace<'_> {
 impl ThreadSpace<'_> {
     /// `cond` in the position alone ([`Self::on_position`]), read for the lanes sampled.
     fn positional(&self, cond: &Expr) -> Positional {
+        self.placed(&self.on_position(cond))
+    }
+
+    /// `on`, a guard in the position alone, with its names read as places.
+    fn placed(&self, on: &Expr) -> Positional {
         let names: Vec<String> = (0..self.block.len())
             .map(|d| format!("threadIdx.{}", DIMS[d]))
             .chain((0..self.grid.len()).map(|d| format!("blockIdx.{}", DIMS[d])))
             .collect();
-        Positional::new(&self.on_position(cond), &names)
+        Positional::new(on, &names)
     }
 }
 
