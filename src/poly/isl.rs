@@ -4,7 +4,8 @@
 //! errors as values, and never let isl print to the terminal.
 //!
 //! isl objects are built from isl's own text syntax (`[N] -> { S0[i] : 0 <= i < N }`),
-//! which [`super::affine`] prints.
+//! which [`super::affine`] prints; [`super::reader`] reads the conjunctions gpucc writes
+//! into constraint matrices, isl's parser the rest.
 
 use isl_rs::{
     Aff, Context, DimType, LocalSpace, Map as IslMap, Options, Set as IslSet, UnionAccessInfo,
