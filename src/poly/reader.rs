@@ -366,6 +366,7 @@ impl<'a> Reader<'a> {
     fn condition(&mut self) -> Option<()> {
         if matches!(self.peek(), Some(Tok::Sym("("))) {
             let (at, eqs, ineqs) = (self.at, self.eqs.len(), self.ineqs.len());
+            let divs = self.div_order.len();
             self.at += 1;
             let ok = self.conjunction().is_some()
                 && self.eat(")")
@@ -373,10 +374,15 @@ impl<'a> Reader<'a> {
             if ok {
                 return Some(());
             }
-            // An expression in parentheses, as `(k) mod 16 = 0`.
+            // An expression in parentheses, as `(k) mod 16 = 0`: read again, with
+            // nothing the attempt added (a division without its constraints would be
+            // free).
             self.at = at;
             self.eqs.truncate(eqs);
             self.ineqs.truncate(ineqs);
+            for key in self.div_order.drain(divs..) {
+                self.divs.remove(&key);
+            }
         }
         let mut left = self.expr()?;
         let mut compared = false;
@@ -443,7 +449,10 @@ impl<'a> Reader<'a> {
             Tok::Int(n) => {
                 self.at += 1;
                 return match self.peek() {
-                    Some(Tok::Id(id)) if id != "and" && id != "mod" => self.factor()?.scaled(n),
+                    // isl reads `8i2` and `2(i + 1)` as products, not `2floor(...)`.
+                    Some(Tok::Id(id)) if !["and", "mod", "floor"].contains(&id) => {
+                        self.factor()?.scaled(n)
+                    }
                     Some(Tok::Sym("(")) => self.factor()?.scaled(n),
                     _ => Some(Lin::constant(n)),
                 };
@@ -672,6 +681,7 @@ mod tests {
             ("map", "{ S[i] }"),
             ("map", "{ S[i] -> T[i] : i != 0 }"),
             ("set", "{ S[i] : 0 <= i <= 4294967296 }"),
+            ("set", "{ S[i] : 2floor((i)/2) = i }"),
         ] {
             assert!(
                 matches!(compared(&ctx, what, text), Ok(None) | Err(_)),
@@ -694,6 +704,10 @@ mod tests {
                 "{ S[k, k2] : (k) mod 16 = 0 and 8k2 >= 0 and k2 = 0 }",
             ),
             ("set", "[jj] -> { S[j] : floor((floor((j)/4))/32) = jj }"),
+            (
+                "set",
+                "[a] -> { : ((a - floor((a + 4)/8)) + 1) < 7 and (a) mod 3 = 0 }",
+            ),
             ("set", "[ii] -> { A_shared[ii, jj] : jj = ii }"),
             ("set", "{ [[i, j] -> A[a]] : a = i + 1 }"),
             (
