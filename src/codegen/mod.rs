@@ -8,6 +8,7 @@
 //! and guards the remainders of tiles that do not divide the iteration space.
 
 mod copyloops;
+mod extras;
 mod finals;
 mod fulltiles;
 pub mod guards;
@@ -217,6 +218,7 @@ fn kernel_code(
     params.extend(names.blocks.iter().cloned());
     params.extend(names.threads.iter().cloned());
     let mut schedule = Vec::new();
+    let mut expansions = extras::Expansions::default();
     for &s in &kernel.statements {
         let st = &t.statements[s];
         // A copy whose loops gpucc writes: isl places one instance per value of the
@@ -330,6 +332,9 @@ fn kernel_code(
         if points.is_some() {
             extras.push(pointloops::points_mark());
         }
+        let extras = extras::Extras::of(extras);
+        expansions.add(&st.name, st.iterators.len(), &extras);
+        let extras = extras.written;
         let (sched, instance) = if extras.is_empty() {
             (sched, tuple)
         } else {
@@ -440,7 +445,7 @@ fn kernel_code(
     let mut body = Vec::new();
     let mut full = None;
     let (_, ast_full) = astbuild::build_ast_narrowed(ctx, &context, &schedule, |ast| {
-        body = to_ir(t, ast, warnings);
+        body = to_ir(t, &expansions.applied(ast), warnings);
         let Some((atoms, derived)) = launch.full_body(ctx, &context, &body)? else {
             return Ok(None);
         };
@@ -452,7 +457,7 @@ fn kernel_code(
         Ok(rebuild)
     })?;
     let full = full.and_then(|(atoms, derived)| {
-        let built = || ast_full.map(|ast| to_ir(t, &ast, &mut Vec::new()));
+        let built = || ast_full.map(|ast| to_ir(t, &expansions.applied(&ast), &mut Vec::new()));
         Some((atoms, derived.or_else(built)?))
     });
     if let Some((atoms, then_branch)) = full {
