@@ -13,6 +13,7 @@
 
 use crate::poly::affine::Aff;
 use crate::poly::astbuild::{AstExpr, AstNode};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Where an extra value's expression comes from after the build.
@@ -68,13 +69,15 @@ impl Expansions {
         }
     }
 
-    /// `nodes` with every call's extra values in full.
-    pub fn applied(&self, nodes: &[AstNode]) -> Vec<AstNode> {
-        let mut nodes = nodes.to_vec();
-        if !self.0.is_empty() {
-            self.apply(&mut nodes);
+    /// `nodes` with every call's extra values in full (the nodes themselves, not a copy,
+    /// where no call needs them back).
+    pub fn applied<'n>(&self, nodes: &'n [AstNode]) -> Cow<'n, [AstNode]> {
+        if self.0.is_empty() {
+            return Cow::Borrowed(nodes);
         }
-        nodes
+        let mut nodes = nodes.to_vec();
+        self.apply(&mut nodes);
+        Cow::Owned(nodes)
     }
 
     fn apply(&self, nodes: &mut [AstNode]) {
@@ -144,7 +147,7 @@ mod tests {
             ])],
             else_branch: None,
         }];
-        assert_eq!(expansions.applied(&built), full);
+        assert_eq!(expansions.applied(&built).as_ref(), full.as_slice());
     }
 
     #[test]
