@@ -2,11 +2,15 @@
 //! places one instance of the copy per value of the loops around it, and each becomes
 //! here the rounds that spread the box over the block's threads (a shared copy) or the
 //! loops over each thread's own box (a register copy), with the guards that keep it
-//! inside the box and the array. The nodes are those isl would give the copy's
+//! inside the box and the array. A wide copy moves a vector per instance: a shared one's
+//! vectors are numbered in row-major order of the box and spread over the block's threads
+//! in rounds, a register one's last loop steps by the width; a double-buffered copy's
+//! buffer is its loop's iteration modulo 2. The nodes are those isl would give the copy's
 //! statement (loops named by their schedule dimension, `c{2l+1}` for the statement's
 //! level `l`; instances with the copy's iterators and the element), so the rest of
 //! codegen reads them as isl's.
 
+use super::divisions::{cmp, negative, quotient, remainder, split, sum, tidy};
 use super::ir::{self, Expr, Op};
 use crate::poly::affine::{Aff, Atom, Var};
 use crate::poly::astbuild::AstNode;
@@ -22,10 +26,7 @@ fn boxed(t: &Transformed, s: usize) -> Option<(&DataCopy, &BoxCopy)> {
         return None;
     };
     let copy = &t.copies[c];
-    let simple = (copy.memory == Memory::Registers || matches!(st.kind, StmtKind::CopyIn(_)))
-        && copy.width == 1
-        && copy.double.is_none()
-        && !copy.asynchronous;
+    let simple = copy.memory == Memory::Registers || matches!(st.kind, StmtKind::CopyIn(_));
     let threads = t.kernels[copy.kernel].threads.len();
     // Every value written from the fixed names, the thread variables and parameters.
     let written = |a: &Aff| {
@@ -67,8 +68,11 @@ fn boxed(t: &Transformed, s: usize) -> Option<(&DataCopy, &BoxCopy)> {
 
 /// The levels of a copy of `b` before the box's own: the loops around it.
 fn fixed_levels(b: &BoxCopy) -> usize {
-    let own = b.dims.iter().filter(|d| !matches!(d, BoxDim::One)).count();
-    b.levels.len() - own
+    let own = (b.dims.iter())
+        .filter(|d| matches!(d, BoxDim::Threads { .. } | BoxDim::Loop { .. }))
+        .count();
+    let rounds = (b.dims.iter()).any(|d| matches!(d, BoxDim::Vectors { round: Some(_) }));
+    b.levels.len() - own - usize::from(rounds)
 }
 
 /// A copy whose loops gpucc writes, as isl places it.
@@ -132,58 +136,120 @@ pub(super) fn expand(t: &Transformed, s: usize, fixed: &[Expr]) -> Option<Vec<As
         })
         .collect();
     // Per dimension: the position in the box, and its loop (iterator, first and last
-    // value); guards where the dimension has no loop.
+    // value, step); guards where the dimension has no loop, and inside a wide copy's
+    // rounds, on which its clips depend.
     let mut outer: Vec<Expr> = b
         .idle
         .iter()
         .map(|d| cmp(Op::Eq, coordinates[*d].clone(), Expr::Int(0)))
         .collect();
-    let mut loops: Vec<(String, Expr, Expr)> = Vec::new();
+    let mut inner: Vec<Expr> = Vec::new();
+    let mut loops: Vec<Loop> = Vec::new();
+    let iterator = |level: usize| format!("c{}", 2 * level + 1);
+    let mut ranges = ranges;
+    // A wide copy's vectors, numbered in row-major order of the box: the thread's number
+    // in the block (the first thread dimension fastest), plus the block's size per round
+    // ([`crate::transform::vector::distribution`]). The number is worked out in digits
+    // (`__d{d}` for the thread's coordinate along dimension `d`, below its size), which
+    // become the coordinates once divided.
+    let mut spread: Vec<Expr> = Vec::new();
+    // Whether the rounds' bounds keep the rows inside the box and the array.
+    let mut rows = false;
+    let round = b.dims.iter().find_map(|d| match d {
+        BoxDim::Vectors { round } => Some(*round),
+        _ => None,
+    });
+    let digit = |d: usize| format!("__d{d}");
+    let mut digits = ranges.clone();
+    // An expression in digits in the coordinates, its divisions tidied.
+    let coordinate = |e: &Expr, ranges: &[(String, Option<i64>)]| {
+        let e = (0..coordinates.len()).fold(e.clone(), |e, d| {
+            ir::substitute_expr(&e, &digit(d), &coordinates[d])
+        });
+        tidy(&ir::simplify(&e), ranges)
+    };
+    if let Some(round) = round {
+        let mut parts = Vec::new();
+        let mut threads = 1;
+        for (d, td) in kernel.threads.iter().enumerate() {
+            parts.push((threads, Expr::Id(digit(d))));
+            digits.push((digit(d), Some(td.size - 1)));
+            threads *= td.size;
+        }
+        let rank = copy.sizes.len();
+        let counts: Vec<i64> = (copy.sizes.iter().enumerate())
+            .map(|(d, n)| if d + 1 == rank { n / copy.width } else { *n })
+            .collect();
+        let total: i64 = counts.iter().product();
+        let mut v = sum(parts);
+        match round {
+            Some(level) => {
+                let it = iterator(level);
+                // Where each round moves whole rows of the box, and a thread's first row
+                // is affine, the rows bound the rounds, clips included (`floor(v / row)`
+                // is the thread's first row plus `threads / row` per round).
+                let row: i64 = counts[1..].iter().product();
+                let start = split(&v, row, &digits).0;
+                rows = rank > 1 && threads % row == 0 && ir::linear(&start).is_some();
+                let (first, last) = if rows {
+                    let offset = expr(&copy.offsets[0], &value)?;
+                    let extent = expr(&b.extents[0], &value)?;
+                    let clip = Some((&offset, &extent, b.clips[0]));
+                    bounds(copy.sizes[0], threads / row, &start, clip, &digits)
+                } else {
+                    bounds(total, threads, &v, None, &digits)
+                };
+                v = sum(vec![(1, v), (threads, Expr::Id(it.clone()))]);
+                digits.push((it.clone(), None));
+                ranges.push((it.clone(), None));
+                let (first, last) = (coordinate(&first, &ranges), coordinate(&last, &ranges));
+                loops.push((it, first, last, 1));
+            }
+            None if total < threads => {
+                let over = sum(vec![(1, v.clone()), (-1, Expr::Int(total))]);
+                outer.push(coordinate(&negative(&over, &digits), &ranges));
+            }
+            None => {}
+        }
+        let mut above = 1;
+        for d in (0..rank).rev() {
+            let q = split(&v, above, &digits).0;
+            let x = match d {
+                0 => q,
+                _ => split(&q, counts[d], &digits).1,
+            };
+            spread.push(sum(vec![(if d + 1 == rank { copy.width } else { 1 }, x)]));
+            above *= counts[d];
+        }
+        spread.reverse();
+    }
     let (mut xs, mut elements) = (Vec::new(), Vec::new());
     for (d, dim) in b.dims.iter().enumerate() {
         let size = copy.sizes[d];
         let offset = expr(&copy.offsets[d], &value)?;
         let extent = expr(&b.extents[d], &value)?;
+        let clip = Some((&offset, &extent, b.clips[d]));
         let (before, past) = b.clips[d];
-        let iterator = |level: usize| format!("c{}", 2 * level + 1);
-        // The values of `step * r + start` (r from 0) inside the box and the array.
-        let mut bounded = |level: usize, step: i64, start: Expr| -> Expr {
-            let it = iterator(level);
-            let mut lows = vec![Expr::Int(0)];
-            let beyond = sum(vec![(1, offset.clone()), (1, start.clone())]);
-            // The last round, where only part of it is inside the box, bounded by each
-            // thread's place (`start` is at least 0).
-            let mut highs = vec![if (size - 1) / step * step + step > size && step > 1 {
-                let left = sum(vec![(1, Expr::Int(size - 1)), (-1, start.clone())]);
-                quotient(&left, step, &ranges, false)
-            } else {
-                Expr::Int((size - 1) / step)
-            }];
-            if past {
-                let left = sum(vec![
-                    (1, extent.clone()),
-                    (-1, beyond.clone()),
-                    (1, Expr::Int(-1)),
-                ]);
-                // After a constant, before a bound of the thread's place, as isl has them.
-                let at = usize::from(matches!(highs[0], Expr::Int(_)));
-                highs.insert(at, quotient(&left, step, &ranges, false));
-            }
-            if before {
-                lows.push(quotient(&beyond, step, &ranges, true));
-            }
-            let x = sum(vec![(1, start), (step, Expr::Id(it.clone()))]);
-            loops.push((it, extreme(Op::Max, lows), extreme(Op::Min, highs)));
-            x
-        };
         let x = match *dim {
             BoxDim::Threads {
                 dim,
                 size: threads,
                 rounds,
                 level,
-            } if rounds > 1 => bounded(level, threads, coordinates[dim].clone()),
-            BoxDim::Loop { level } => bounded(level, 1, Expr::Int(0)),
+            } if rounds > 1 => {
+                let (it, start) = (iterator(level), coordinates[dim].clone());
+                let (first, last) = bounds(size, threads, &start, clip, &ranges);
+                loops.push((it.clone(), first, last, 1));
+                sum(vec![(1, start), (threads, Expr::Id(it))])
+            }
+            BoxDim::Loop { level } => {
+                let it = iterator(level);
+                let (first, last) = bounds(size, 1, &Expr::Int(0), clip, &ranges);
+                // A wide register copy's last loop steps from vector to vector.
+                let step = if d + 1 == b.dims.len() { copy.width } else { 1 };
+                loops.push((it.clone(), first, last, step));
+                Expr::Id(it)
+            }
             BoxDim::Threads {
                 dim, size: threads, ..
             } => {
@@ -194,59 +260,147 @@ pub(super) fn expand(t: &Transformed, s: usize, fixed: &[Expr]) -> Option<Vec<As
                 x
             }
             BoxDim::One => Expr::Int(0),
+            BoxDim::Vectors { round } => {
+                // The clips, worked out in digits.
+                let element = sum(vec![(1, offset.clone()), (1, spread[d].clone())]);
+                let guards = if round.is_some() {
+                    &mut inner
+                } else {
+                    &mut outer
+                };
+                if before && !(d == 0 && rows) {
+                    let under = sum(vec![(-1, element.clone()), (1, Expr::Int(-1))]);
+                    guards.push(coordinate(&negative(&under, &digits), &ranges));
+                }
+                if past && !(d == 0 && rows) {
+                    let over = sum(vec![(1, element), (-1, extent.clone())]);
+                    guards.push(coordinate(&negative(&over, &digits), &ranges));
+                }
+                coordinate(&spread[d], &ranges)
+            }
         };
         let element = sum(vec![(1, offset), (1, x.clone())]);
-        if !matches!(
-            dim,
-            BoxDim::Loop { .. } | BoxDim::Threads { rounds: 2.., .. }
-        ) {
+        let guards = match dim {
+            BoxDim::Loop { .. } | BoxDim::Threads { rounds: 2.., .. } | BoxDim::Vectors { .. } => {
+                None
+            }
+            _ => Some(&mut outer),
+        };
+        if let Some(guards) = guards {
             if before {
-                outer.push(cmp(Op::Ge, element.clone(), Expr::Int(0)));
+                guards.push(cmp(Op::Ge, element.clone(), Expr::Int(0)));
             }
             if past {
-                outer.push(cmp(Op::Lt, element.clone(), extent));
+                guards.push(cmp(Op::Lt, element.clone(), extent));
             }
         }
         xs.push(x);
         elements.push(element);
     }
-    outer.retain(|g| ir::truth(g) != Some(true));
+    // A clip of a wide copy that does not depend on its round goes before the rounds.
+    let rounds: Vec<&str> = loops.iter().map(|(it, ..)| it.as_str()).collect();
+    let (inner, around): (Vec<Expr>, Vec<Expr>) = inner.into_iter().partition(|g| {
+        let mut ids = Vec::new();
+        ir::identifiers(g, &mut ids);
+        ids.iter().any(|n| rounds.contains(&n.as_str()))
+    });
+    outer.extend(around);
+    let kept = |guards: Vec<Expr>| -> Vec<Expr> {
+        (guards.into_iter())
+            .filter(|g| ir::truth(g) != Some(true))
+            .collect()
+    };
+    let (outer, inner) = (kept(outer), kept(inner));
     // Terms in isl's order: the parameters as the kernel lists them (the program's, then
     // the host, block and thread variables), then the loops from the outermost.
     let isl = IslOrder::of(t, &names);
     let rank = |n: &str| isl.rank(n);
     let ordered = |e: &Expr| ordered(e, &rank);
-    let mut outer: Vec<Expr> = outer.iter().map(ordered).collect();
     // Guards on later names after those on earlier ones, as isl sorts constraints.
-    outer.sort_by_key(|g| {
-        let mut ids = Vec::new();
-        ir::identifiers(g, &mut ids);
-        ids.iter().map(|n| rank(n)).max()
-    });
-    let loops: Vec<(String, Expr, Expr)> = (loops.iter())
-        .map(|(it, first, last)| (it.clone(), ordered(first), ordered(last)))
+    let sorted = |guards: Vec<Expr>| {
+        let mut guards: Vec<Expr> = guards.iter().map(ordered).collect();
+        guards.sort_by_key(|g| {
+            let mut ids = Vec::new();
+            ir::identifiers(g, &mut ids);
+            ids.iter().map(|n| rank(n)).max()
+        });
+        guards
+    };
+    let loops: Vec<Loop> = (loops.iter())
+        .map(|(it, first, last, step)| (it.clone(), ordered(first), ordered(last), *step))
         .collect();
     let mut args = fixed.to_vec();
     args.extend(xs.iter().map(ordered));
     args.extend(elements.iter().map(ordered));
-    let body = nest(&loops, t.statements[s].name.clone(), args);
-    Some(guarded(outer, body))
+    // A double-buffered copy's buffer: its loop's iteration, modulo 2.
+    if let Some(name) = &copy.double {
+        let j = copy.fixed_names.iter().position(|n| n == name)?;
+        let k = fixed.get(j)?;
+        args.push(ordered(&if b.nonnegative[j] {
+            remainder(k, 2, &ranges)
+        } else {
+            let floor = Expr::Op(Op::FloorDiv, vec![k.clone(), Expr::Int(2)]);
+            sum(vec![(1, k.clone()), (-2, floor)])
+        }));
+    }
+    let user = AstNode::User {
+        statement: t.statements[s].name.clone(),
+        args,
+    };
+    let body = nest(&loops, guarded(sorted(inner), vec![user]));
+    Some(guarded(sorted(outer), body))
 }
 
-/// The loops `(iterator, first, last)`, the outermost first, around one instance of
-/// `statement`.
-pub(super) fn nest(
-    loops: &[(String, Expr, Expr)],
-    statement: String,
-    args: Vec<Expr>,
-) -> Vec<AstNode> {
-    let mut body = vec![AstNode::User { statement, args }];
-    for (it, first, last) in loops.iter().rev() {
+/// A loop `(iterator, first, last, step)`.
+pub(super) type Loop = (String, Expr, Expr, i64);
+
+/// The first and last value of the loop over the positions `start + step * r` (`r`
+/// from 0) of `size` positions of a box, kept inside the array where `clip` says (the
+/// box's offset, the array's extent, whether the box may begin before the array and end
+/// past it).
+fn bounds(
+    size: i64,
+    step: i64,
+    start: &Expr,
+    clip: Option<(&Expr, &Expr, (bool, bool))>,
+    ranges: &[(String, Option<i64>)],
+) -> (Expr, Expr) {
+    let mut lows = vec![Expr::Int(0)];
+    // The last round, where only part of it is inside the box, bounded by each thread's
+    // place (`start` is at least 0).
+    let mut highs = vec![if (size - 1) / step * step + step > size && step > 1 {
+        let left = sum(vec![(1, Expr::Int(size - 1)), (-1, start.clone())]);
+        quotient(&left, step, ranges, false)
+    } else {
+        Expr::Int((size - 1) / step)
+    }];
+    if let Some((offset, extent, (before, past))) = clip {
+        let beyond = sum(vec![(1, offset.clone()), (1, start.clone())]);
+        if past {
+            let left = sum(vec![
+                (1, extent.clone()),
+                (-1, beyond.clone()),
+                (1, Expr::Int(-1)),
+            ]);
+            // After a constant, before a bound of the thread's place, as isl has them.
+            let at = usize::from(matches!(highs[0], Expr::Int(_)));
+            highs.insert(at, quotient(&left, step, ranges, false));
+        }
+        if before {
+            lows.push(quotient(&beyond, step, ranges, true));
+        }
+    }
+    (extreme(Op::Max, lows), extreme(Op::Min, highs))
+}
+
+/// The loops, the outermost first, around `body`.
+pub(super) fn nest(loops: &[Loop], mut body: Vec<AstNode>) -> Vec<AstNode> {
+    for (it, first, last, step) in loops.iter().rev() {
         body = vec![AstNode::For {
             iterator: it.clone(),
             init: first.clone(),
             cond: Expr::Op(Op::Le, vec![Expr::Id(it.clone()), last.clone()]),
-            inc: Expr::Int(1),
+            inc: Expr::Int(*step),
             body,
         }];
     }
@@ -306,71 +460,6 @@ fn extreme(op: Op, mut values: Vec<Expr>) -> Expr {
     Expr::Op(op, values)
 }
 
-/// `floor(e / d)` for a linear `e` (negated with `negate`): the terms with multiples of
-/// `d` divided out, the rest divided as C does where it is never negative (`ranges`: names
-/// never negative, with their largest value where known), or shifted by a multiple of `d`
-/// to be so, as isl writes it (`62 - (it + 8) / 16` for `floor((999 - it) / 16)`).
-fn quotient(e: &Expr, d: i64, ranges: &[(String, Option<i64>)], negate: bool) -> Expr {
-    let sign = if negate { -1 } else { 1 };
-    let Some((terms, c)) = ir::linear(e) else {
-        let q = Expr::Op(Op::FloorDiv, vec![e.clone(), Expr::Int(d)]);
-        return if negate {
-            Expr::Op(Op::Neg, vec![q])
-        } else {
-            q
-        };
-    };
-    let (whole, rest): (Vec<_>, Vec<_>) = terms.into_iter().partition(|(_, k)| k % d == 0);
-    let whole: Vec<(String, i64)> = whole.into_iter().map(|(n, k)| (n, sign * k / d)).collect();
-    let range = |n: &str| ranges.iter().find(|(x, _)| x == n).map(|(_, hi)| *hi);
-    // The least (`most` false) or most value of the rest over the names' ranges.
-    let value = |most: bool| {
-        rest.iter().try_fold(c, |acc, (n, k)| {
-            let hi = range(n)?;
-            Some(acc + if (*k > 0) == most { k * hi? } else { 0 })
-        })
-    };
-    let (least, most) = (value(false), value(true));
-    // One quotient over every value (`ty / 8` for `ty < 8`; every term divided out).
-    if let (Some(lo), Some(hi)) = (least, most) {
-        if lo.div_euclid(d) == hi.div_euclid(d) {
-            return ir::from_linear(&whole, sign * lo.div_euclid(d));
-        }
-    }
-    let signed = |rest: &[(String, i64)]| rest.iter().all(|(n, k)| range(n).is_some() && *k > 0);
-    let negated: Vec<(String, i64)> = rest.iter().map(|(n, k)| (n.clone(), -k)).collect();
-    let (q, r) = (c.div_euclid(d), c.rem_euclid(d));
-    // floor(e / d) = constant + added * (dividend / d), divided as C does only where the
-    // dividend is never negative.
-    let (constant, added, op, dividend) =
-        if c >= 0 && signed(&rest) || least.is_some_and(|l| l >= 0) && !signed(&negated) {
-            (0, 1, Op::PosDiv, ir::from_linear(&rest, c))
-        } else if signed(&rest) {
-            // floor((v + c) / d) = q + (v + r) / d, c = q * d + r, v >= 0.
-            (q, 1, Op::PosDiv, ir::from_linear(&rest, r))
-        } else if signed(&negated) {
-            // floor((c - v) / d) = q - (v + d - 1 - r) / d.
-            (q, -1, Op::PosDiv, ir::from_linear(&negated, d - 1 - r))
-        } else {
-            (0, 1, Op::FloorDiv, ir::from_linear(&rest, c))
-        };
-    let constant = sign * constant;
-    // As isl writes it, the constant last (`jj - (j + 252) / 256 + 1`), which the CUDA
-    // writer turns into `<` bounds (`< jj - (j + 252) / 256 + 2`), as nvcc has them.
-    let q = Expr::Op(op, vec![dividend, Expr::Int(d)]);
-    let subtract = added * sign < 0;
-    let e = match (whole.is_empty(), subtract) {
-        (true, false) => q,
-        (true, true) => Expr::Op(Op::Neg, vec![q]),
-        (false, false) => Expr::Op(Op::Add, vec![ir::from_linear(&whole, 0), q]),
-        (false, true) => Expr::Op(Op::Sub, vec![ir::from_linear(&whole, 0), q]),
-    };
-    match constant {
-        0 => e,
-        c => Expr::Op(Op::Add, vec![e, Expr::Int(c)]),
-    }
-}
-
 /// `e` with each affine part's terms sorted by `rank` and written as isl does: a negative
 /// term subtracted, the constant last (`m - 32 * ii - 1`).
 fn ordered(e: &Expr, rank: &dyn Fn(&str) -> usize) -> Expr {
@@ -401,24 +490,6 @@ fn ordered(e: &Expr, rank: &dyn Fn(&str) -> usize) -> Expr {
     }
 }
 
-fn cmp(op: Op, a: Expr, b: Expr) -> Expr {
-    ir::simplify(&Expr::Op(op, vec![a, b]))
-}
-
-/// `sum(k * e)`, its affine parts in canonical form.
-pub(super) fn sum(parts: Vec<(i64, Expr)>) -> Expr {
-    let e = parts
-        .into_iter()
-        .filter(|(k, _)| *k != 0)
-        .map(|(k, e)| match k {
-            1 => e,
-            k => Expr::Op(Op::Mul, vec![Expr::Int(k), e]),
-        })
-        .reduce(|acc, x| Expr::Op(Op::Add, vec![acc, x]))
-        .unwrap_or(Expr::Int(0));
-    ir::simplify(&e)
-}
-
 /// An affine form with each variable's value; `None` where one has none, or the form
 /// divides.
 pub(super) fn expr(a: &Aff, value: &dyn Fn(&Var) -> Option<Expr>) -> Option<Expr> {
@@ -436,70 +507,7 @@ pub(super) fn expr(a: &Aff, value: &dyn Fn(&Var) -> Option<Expr>) -> Option<Expr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The value of an expression, dividing as C does (`/` truncates).
-    fn eval(e: &Expr, at: &dyn Fn(&str) -> i64) -> i64 {
-        let arg = |k: usize| match e {
-            Expr::Op(_, args) => eval(&args[k], at),
-            _ => unreachable!(),
-        };
-        match e {
-            Expr::Int(v) => *v,
-            Expr::Id(n) => at(n),
-            Expr::Op(op, args) => match op {
-                Op::Add => args.iter().map(|a| eval(a, at)).sum(),
-                Op::Sub => arg(0) - arg(1),
-                Op::Mul => arg(0) * arg(1),
-                Op::Neg => -arg(0),
-                Op::PosDiv => arg(0) / arg(1),
-                Op::FloorDiv => arg(0).div_euclid(arg(1)),
-                Op::Min => args.iter().map(|a| eval(a, at)).min().unwrap(),
-                Op::Max => args.iter().map(|a| eval(a, at)).max().unwrap(),
-                other => panic!("{other:?}"),
-            },
-        }
-    }
-
-    /// `quotient` is `floor(e / d)` (or its negation) at every value of the names in their
-    /// ranges, whichever form it writes: C's `/` only where the dividend is never negative.
-    #[test]
-    fn quotients_are_floors_in_every_form() {
-        // `tx` in [0, 15], `it` never negative, `ii` of any sign.
-        let ranges = vec![("tx".to_string(), Some(15)), ("it".to_string(), None)];
-        let forms: Vec<(Vec<(&str, i64)>, i64)> = vec![
-            (vec![("tx", -1)], 999),
-            (vec![("tx", 1)], -1),
-            (vec![("tx", 1)], 19),
-            (vec![("it", -1), ("ii", 64)], 999),
-            (vec![("it", 1), ("ii", -16)], -1),
-            (vec![("it", 1), ("tx", -1)], 5),
-            (vec![("ii", 3)], 7),
-            (vec![("tx", -3)], 2),
-            (vec![("tx", 2)], 1),
-        ];
-        for (terms, c) in forms {
-            let e = ir::from_linear(&terms, c);
-            for d in [2, 4, 16, 64] {
-                for negate in [false, true] {
-                    let q = quotient(&e, d, &ranges, negate);
-                    for tx in 0..16 {
-                        for it in [0, 1, 7, 8, 100, 1023] {
-                            for ii in [-3, 0, 5] {
-                                let at = |n: &str| match n {
-                                    "tx" => tx,
-                                    "it" => it,
-                                    _ => ii,
-                                };
-                                let want = eval(&e, &at).div_euclid(d);
-                                let want = if negate { -want } else { want };
-                                assert_eq!(eval(&q, &at), want, "{e:?} / {d}: {q:?}");
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    use crate::codegen::divisions::tests::eval;
 
     #[test]
     fn terms_come_in_isls_order_with_the_constant_last() {

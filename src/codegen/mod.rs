@@ -8,6 +8,7 @@
 //! and guards the remainders of tiles that do not divide the iteration space.
 
 mod copyloops;
+mod divisions;
 mod extras;
 mod finals;
 mod fulltiles;

@@ -8,7 +8,8 @@
 //! dimension, `c{2l+1}` for level `l`), so the rest of codegen (unrolling included)
 //! reads them as isl's.
 
-use super::copyloops::{expr, nest, sum, IslOrder};
+use super::copyloops::{expr, nest, IslOrder};
+use super::divisions::sum;
 use super::ir::{Expr, Op};
 use crate::poly::affine::{Aff, Atom, Cond, Var};
 use crate::poly::astbuild::AstNode;
@@ -247,7 +248,7 @@ pub(super) fn expand(t: &Transformed, s: usize, args: &[Expr]) -> Option<Vec<Ast
             Some(last) => Expr::Op(Op::Min, vec![isl.ordered(&expr(last, &param)?), end]),
             None => end,
         };
-        loops.push((it.clone(), origin.clone(), last));
+        loops.push((it.clone(), origin.clone(), last, 1));
         // Each value moves with the point: by its coefficient of the iterator.
         let step = sum(vec![(1, Expr::Id(it)), (-1, origin)]);
         for &(j, c) in &dim.moves {
@@ -260,7 +261,8 @@ pub(super) fn expand(t: &Transformed, s: usize, args: &[Expr]) -> Option<Vec<Ast
             *a = isl.ordered(a);
         }
     }
-    Some(nest(&loops, t.statements[s].name.clone(), args))
+    let statement = t.statements[s].name.clone();
+    Some(nest(&loops, vec![AstNode::User { statement, args }]))
 }
 
 /// The copy index that marks a statement placed at its tiles ([`expand`]): an extra

@@ -1,5 +1,5 @@
 //! A shared copy-in of its footprint's box, clipped to the array (or a register copy whose
-//! footprint is that box): what gpucc needs to write its loops itself
+//! footprint is that box), one element or one vector per instance: what gpucc needs to write its loops itself
 //! ([`crate::codegen::copyloops`]). isl then places one instance of the
 //! copy per value of the loops around it, instead of generating the loops that spread
 //! the box over the threads: those took about half of a 3-D stencil's AST generation and
@@ -25,6 +25,10 @@ pub enum BoxDim {
     Loop { level: usize },
     /// A dimension of size 1.
     One,
+    /// A dimension of a wide copy's box, whose vectors are spread over the block's
+    /// threads in row-major order of the box ([`super::vector::distribution`]), in rounds
+    /// of the statement's level `round` (none where one round moves them all).
+    Vectors { round: Option<usize> },
 }
 
 /// A copy whose instances are its box (`DataCopy::sizes`) clipped to the array's extents,
@@ -138,9 +142,13 @@ pub(super) fn describe(
     let nonnegative = (names.iter())
         .map(|n| Ok(!meets(format!("{n} < 0"))?))
         .collect::<TResult<_>>()?;
+    // A wide copy's vectors are spread over every thread.
+    let vectors = (spread.dims.iter()).any(|x| matches!(x, BoxDim::Vectors { .. }));
     let idle = (0..shared_by)
         .filter(|d| {
-            !(spread.dims.iter()).any(|x| matches!(x, BoxDim::Threads { dim, .. } if dim == d))
+            !vectors
+                && !(spread.dims.iter())
+                    .any(|x| matches!(x, BoxDim::Threads { dim, .. } if dim == d))
         })
         .collect();
     Ok(Some(BoxCopy {

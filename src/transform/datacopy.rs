@@ -676,7 +676,14 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
     // whether its footprint is that box.
     let extents = &p.arrays[array].extents;
     let es: Vec<String> = (0..sizes.len()).map(|k| format!("__e{k}")).collect();
-    let hull = (width == 1 && extents.len() == sizes.len() && strides.iter().all(|s| *s == 1))
+    // A wide copy of the box moves whole vectors where the array's rows are whole vectors
+    // (the box starts on one: `vector::check`).
+    let whole_rows = width == 1
+        || (extents.last())
+            .and_then(|e| e.as_ref())
+            .and_then(|e| e.as_constant())
+            .is_some_and(|r| r % width == 0);
+    let hull = (whole_rows && extents.len() == sizes.len() && strides.iter().all(|s| *s == 1))
         .then(|| {
             let (fixed, a) = (fixed_names.join(", "), isl_name(&name));
             let mut conds = Vec::new();
@@ -748,6 +755,12 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
             let xs: Vec<Aff> = (0..rank).map(super::vector::position).collect();
             let (round, coordinates) = super::vector::distribution(&kernel, &sizes, width, &xs)
                 .map_err(|_| TransformError::too_large())?;
+            let spread = vec![
+                BoxDim::Vectors {
+                    round: round.as_ref().map(|_| levels.len())
+                };
+                rank
+            ];
             if let Some(round) = round {
                 let l = t.new_level(unroll::fresh_name(t, &temp.to_lowercase()));
                 levels.push((l, round));
@@ -758,7 +771,7 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
                     thread_value(t, &kernel, &fixed, &fixed_names, dim, c)?,
                 ));
             }
-            return Ok(((levels, bindings), Vec::new()));
+            return Ok(((levels, bindings), spread));
         }
         let mut spread = Vec::new();
         for (d, &size) in sizes.iter().enumerate() {
@@ -831,10 +844,10 @@ fn make_copy(t: &mut Transformed, level: LevelId, array: ArrayId, how: &How) -> 
         .map(|(f, n)| (f.level, n.clone()))
         .collect();
     // gpucc writes the loops of a copy of the box (clipped to the array's extents,
-    // known), one element per instance: a shared copy-in's, and a register copy's.
+    // known), one element or vector per instance: a shared copy-in's, and a register
+    // copy's.
     let describe = |t: &Transformed, st: &TStatement, whole_box: bool, dims: Vec<BoxDim>| match (
-        &extents,
-        whole_box && width == 1,
+        &extents, whole_box,
     ) {
         (Some(extents), true) => boxcopy::describe(
             t,
