@@ -23,6 +23,40 @@ pub(super) fn sum(parts: Vec<(i64, Expr)>) -> Expr {
     ir::simplify(&e)
 }
 
+/// Name `n`'s range: `None` where it may be negative, else its largest value where known.
+fn range(ranges: &[(String, Option<i64>)], n: &str) -> Option<Option<i64>> {
+    ranges.iter().find(|(x, _)| x == n).map(|(_, hi)| *hi)
+}
+
+/// Terms with their coefficients, and a constant.
+type Part<A> = (Vec<(A, i64)>, i64);
+
+/// `terms + c` as `m * high + low`, where `low` is from 0 to `m - 1` (`top`: a term's
+/// largest value, its least 0): `high` (the terms that are multiples of `m`, divided, and
+/// the constant's quotient) and `low` (the other terms and the constant's remainder).
+fn radix<A: Clone>(
+    terms: &[(A, i64)],
+    c: i64,
+    m: i64,
+    top: impl Fn(&A) -> Option<i64>,
+) -> Option<(Part<A>, Part<A>)> {
+    let (high, low): (Vec<_>, Vec<_>) = terms.iter().cloned().partition(|(_, k)| k % m == 0);
+    let cl = c.rem_euclid(m);
+    let (lo, hi) = low.iter().try_fold((cl, cl), |(lo, hi), (a, k)| {
+        let top = top(a)?;
+        Some(if *k > 0 {
+            (lo, hi + k * top)
+        } else {
+            (lo + k * top, hi)
+        })
+    })?;
+    if lo < 0 || hi >= m {
+        return None;
+    }
+    let high = high.into_iter().map(|(a, k)| (a, k / m)).collect();
+    Some(((high, c.div_euclid(m)), (low, cl)))
+}
+
 /// `floor(e / d)` and `e mod d` for an `e` never negative (`ranges`: names never
 /// negative, with their largest value where known). Where `e` is `l + m * h` for an `m`
 /// that divides `d` and an `l` from 0 to `m - 1`, they are `floor(h / (d / m))` and
@@ -32,26 +66,13 @@ pub(super) fn split(e: &Expr, d: i64, ranges: &[(String, Option<i64>)]) -> (Expr
     if d == 1 {
         return (e.clone(), Expr::Int(0));
     }
-    let range = |n: &str| ranges.iter().find(|(x, _)| x == n).map(|(_, hi)| *hi);
     if let Some((terms, c)) = ir::linear(e) {
+        let top = |n: &String| range(ranges, n)?;
         for m in (2..=d).rev().filter(|m| d % m == 0) {
-            let (high, low): (Vec<_>, Vec<_>) =
-                terms.iter().cloned().partition(|(_, k)| k % m == 0);
-            let (cl, ch) = (c.rem_euclid(m), c.div_euclid(m));
-            let span = low.iter().try_fold((cl, cl), |(lo, hi), (n, k)| {
-                let top = range(n)??;
-                Some(if *k > 0 {
-                    (lo, hi + k * top)
-                } else {
-                    (lo + k * top, hi)
-                })
-            });
-            if !span.is_some_and(|(lo, hi)| lo >= 0 && hi < m) {
+            let Some(((high, ch), (low, cl))) = radix(&terms, c, m, top) else {
                 continue;
-            }
-            let l = ir::from_linear(&low, cl);
-            let high: Vec<(String, i64)> = high.into_iter().map(|(n, k)| (n, k / m)).collect();
-            let h = ir::from_linear(&high, ch);
+            };
+            let (l, h) = (ir::from_linear(&low, cl), ir::from_linear(&high, ch));
             let (q, r) = split(&h, d / m, ranges);
             return (q, sum(vec![(1, l), (m, r)]));
         }
@@ -107,9 +128,9 @@ pub(super) fn negative(e: &Expr, ranges: &[(String, Option<i64>)]) -> Expr {
             }
         }
     }
-    let range = |a: &Expr| -> Option<i64> {
+    let top = |a: &Expr| -> Option<i64> {
         match a {
-            Expr::Id(n) => ranges.iter().find(|(x, _)| x == n)?.1,
+            Expr::Id(n) => range(ranges, n)?,
             Expr::Op(Op::PosRem, args) => match args.as_slice() {
                 [_, Expr::Int(d)] => Some(d - 1),
                 _ => None,
@@ -120,27 +141,11 @@ pub(super) fn negative(e: &Expr, ranges: &[(String, Option<i64>)]) -> Expr {
     loop {
         let largest = terms.iter().map(|(_, k)| k.abs()).max().unwrap_or(0);
         let tightened = (2..=largest).rev().find_map(|m| {
-            let (high, low): (Vec<_>, Vec<_>) =
-                terms.iter().cloned().partition(|(_, k)| k % m == 0);
-            if high.is_empty() {
-                return None;
-            }
-            let cl = c.rem_euclid(m);
-            let span = low.iter().try_fold((cl, cl), |(lo, hi), (a, k)| {
-                let top = range(a)?;
-                Some(if *k > 0 {
-                    (lo, hi + k * top)
-                } else {
-                    (lo + k * top, hi)
-                })
-            })?;
-            (span.0 >= 0 && span.1 < m).then(|| {
-                let high: Vec<(Expr, i64)> = high.into_iter().map(|(a, k)| (a, k / m)).collect();
-                (high, c.div_euclid(m))
-            })
+            let (high, _) = radix(&terms, c, m, top)?;
+            (!high.0.is_empty()).then_some(high)
         });
         match tightened {
-            Some((high, d)) => (terms, c) = (high, d),
+            Some(high) => (terms, c) = high,
             None => break,
         }
     }
@@ -188,13 +193,15 @@ pub(super) fn remainder(e: &Expr, d: i64, ranges: &[(String, Option<i64>)]) -> E
     };
     let rest: Vec<(String, i64)> = terms.into_iter().filter(|(_, k)| k % d != 0).collect();
     let c = c.rem_euclid(d);
-    let range = |n: &str| ranges.iter().find(|(x, _)| x == n).map(|(_, hi)| *hi);
-    if !rest.iter().all(|(n, k)| *k > 0 && range(n).is_some()) {
+    if !rest
+        .iter()
+        .all(|(n, k)| *k > 0 && range(ranges, n).is_some())
+    {
         return whole;
     }
     let most = rest
         .iter()
-        .try_fold(c, |acc, (n, k)| Some(acc + k * range(n)??));
+        .try_fold(c, |acc, (n, k)| Some(acc + k * range(ranges, n)??));
     let left = ir::from_linear(&rest, c);
     if most.is_some_and(|m| m < d) {
         return left;
@@ -218,7 +225,7 @@ pub(super) fn quotient(e: &Expr, d: i64, ranges: &[(String, Option<i64>)], negat
     };
     let (whole, rest): (Vec<_>, Vec<_>) = terms.into_iter().partition(|(_, k)| k % d == 0);
     let whole: Vec<(String, i64)> = whole.into_iter().map(|(n, k)| (n, sign * k / d)).collect();
-    let range = |n: &str| ranges.iter().find(|(x, _)| x == n).map(|(_, hi)| *hi);
+    let range = |n: &str| range(ranges, n);
     // The least (`most` false) or most value of the rest over the names' ranges.
     let value = |most: bool| {
         rest.iter().try_fold(c, |acc, (n, k)| {

@@ -1,6 +1,6 @@
 //! A shared copy-in of its footprint's box, clipped to the array (or a register copy whose
-//! footprint is that box), one element or one vector per instance: what gpucc needs to write its loops itself
-//! ([`crate::codegen::copyloops`]). isl then places one instance of the
+//! footprint is that box), one element or one vector per instance: what gpucc needs to
+//! write its loops itself ([`crate::codegen::copyloops`]). isl then places one instance of the
 //! copy per value of the loops around it, instead of generating the loops that spread
 //! the box over the threads: those took about half of a 3-D stencil's AST generation and
 //! a quarter of a matrix product's (`benchmarks/profiles/compile-2026-11-29-copies.md`).
