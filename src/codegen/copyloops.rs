@@ -410,6 +410,7 @@ pub(super) fn nest(loops: &[Loop], mut body: Vec<AstNode>) -> Vec<AstNode> {
 /// The order of the terms of a sum as isl writes them: the parameters as the kernel lists
 /// them (the program's, then the host, block and thread variables), then the loops from
 /// the outermost.
+#[derive(Default)]
 pub(super) struct IslOrder(Vec<String>);
 
 impl IslOrder {

@@ -219,7 +219,7 @@ fn kernel_code(
     params.extend(names.blocks.iter().cloned());
     params.extend(names.threads.iter().cloned());
     let mut schedule = Vec::new();
-    let mut expansions = extras::Expansions::default();
+    let mut expansions = extras::Expansions::new(copyloops::IslOrder::of(t, &names));
     for &s in &kernel.statements {
         let st = &t.statements[s];
         // A copy whose loops gpucc writes: isl places one instance per value of the
@@ -333,35 +333,46 @@ fn kernel_code(
         if points.is_some() {
             extras.push(pointloops::points_mark());
         }
-        let extras = extras::Extras::of(extras);
-        expansions.add(&st.name, st.iterators.len(), &extras);
-        let extras = extras.written;
-        let (sched, instance) = if extras.is_empty() {
-            (sched, tuple)
-        } else {
-            let its: Vec<String> = st.iterators.iter().map(|n| isl_name(n)).collect();
-            let names: Vec<String> = (0..extras.len()).map(|k| format!("__w{k}")).collect();
-            let extended = format!(
-                "{}[{}]",
-                st.name,
-                [&its[..], &names[..]].concat().join(", ")
-            );
-            domain = domain.apply(&extension(
-                ctx, &params, &tuple, &st.name, &its, &extras, &by_name,
-            )?)?;
-            (sched.replacen(&tuple, &extended, 1), extended)
-        };
         // The conditions restrict the instances, not the time vectors: in the domain,
         // isl reads them in a space of half the dimensions (twice as fast for a
         // register-tiled product's statement).
         if !conds.is_empty() {
-            let fixed = format!(
-                "{}{{ {instance} : {} }}",
-                prefix(&params),
-                conds.join(" and ")
-            );
+            let fixed = format!("{}{{ {tuple} : {} }}", prefix(&params), conds.join(" and "));
             domain = domain.intersect(&Set::parse(ctx, &fixed)?)?;
         }
+        let its: Vec<String> = st.iterators.iter().map(|n| isl_name(n)).collect();
+        let extend = |values: &[crate::poly::affine::Aff]| {
+            extension(ctx, &params, &tuple, &st.name, &its, values, &by_name)
+        };
+        let mut extras = extras::Extras::of(extras);
+        let mut extended = None;
+        if !extras.written.is_empty() {
+            // The values affine in the instances the kernel runs are gpucc's to write.
+            let map = extend(&extras.written)?;
+            let forms = map.intersect_domain(&domain)?.range_affine(&its)?;
+            extended = Some(map);
+            if extras.settle(forms.into_iter().skip(its.len()).collect()) {
+                extended = (!extras.written.is_empty())
+                    .then(|| extend(&extras.written))
+                    .transpose()?;
+            }
+        }
+        expansions.add(&st.name, &its, &extras);
+        let sched = match extended {
+            Some(map) => {
+                let names: Vec<String> = (0..extras.written.len())
+                    .map(|k| format!("__w{k}"))
+                    .collect();
+                let instance = format!(
+                    "{}[{}]",
+                    st.name,
+                    [&its[..], &names[..]].concat().join(", ")
+                );
+                domain = domain.apply(&map)?;
+                sched.replacen(&tuple, &instance, 1)
+            }
+            None => sched,
+        };
         let map = Map::parse(ctx, &sched)?.intersect_domain(&domain)?;
         schedule.push(map);
     }

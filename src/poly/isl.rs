@@ -694,6 +694,9 @@ impl fmt::Display for Set {
     }
 }
 
+/// A dimension of a fixed box: its offset (none where it needs a division) and its size.
+type BoxDim = (Option<super::affine::Aff>, i64);
+
 impl Map {
     pub fn parse(ctx: &Ctx, text: &str) -> IslResult<Map> {
         let raw = ctx.read(
@@ -852,6 +855,40 @@ impl Map {
         &self,
         domain_names: &[String],
     ) -> IslResult<Option<(Vec<super::affine::Aff>, Vec<i64>)>> {
+        let Some(dims) = self.fixed_box_dims(domain_names)? else {
+            return Ok(None);
+        };
+        let mut offsets = Vec::new();
+        let mut sizes = Vec::new();
+        for (offset, size) in dims {
+            let Some(offset) = offset else {
+                return Ok(None);
+            };
+            offsets.push(offset);
+            sizes.push(size);
+        }
+        Ok(Some((offsets, sizes)))
+    }
+
+    /// Per range dimension, its value where that is one affine form of the domain's
+    /// named dimensions and the parameters for each domain point (from isl's simple fixed
+    /// box hull, of size 1 there).
+    pub fn range_affine(
+        &self,
+        domain_names: &[String],
+    ) -> IslResult<Vec<Option<super::affine::Aff>>> {
+        let n = self.raw.dim(DimType::Out).map_err(|e| err("dims", e))? as usize;
+        Ok(match self.fixed_box_dims(domain_names)? {
+            Some(dims) => (dims.into_iter())
+                .map(|(offset, size)| offset.filter(|_| size == 1))
+                .collect(),
+            None => vec![None; n],
+        })
+    }
+
+    /// isl's simple fixed box hull of the range: per dimension, the offset (none where it
+    /// needs a division) and the size; `None` when isl finds no box of constant size.
+    fn fixed_box_dims(&self, domain_names: &[String]) -> IslResult<Option<Vec<BoxDim>>> {
         let b = self
             .raw
             .get_range_simple_fixed_box_hull()
@@ -862,18 +899,16 @@ impl Map {
         let offset = b.get_offset().map_err(|e| err("box offset", e))?;
         let size = b.get_size().map_err(|e| err("box size", e))?;
         let n = size.size().map_err(|e| err("box dims", e))?;
-        let mut offsets = Vec::new();
-        let mut sizes = Vec::new();
+        let mut dims = Vec::new();
         for k in 0..n {
             let v = size.get_at(k).map_err(|e| err("box size", e))?;
-            sizes.push(v.get_num_si().map_err(|e| err("box size", e))?);
             let a = offset.get_at(k).map_err(|e| err("box offset", e))?;
-            let Some(out) = integer_aff(&a, domain_names)? else {
-                return Ok(None);
-            };
-            offsets.push(out);
+            dims.push((
+                integer_aff(&a, domain_names)?,
+                v.get_num_si().map_err(|e| err("box size", e))?,
+            ));
         }
-        Ok(Some((offsets, sizes)))
+        Ok(Some(dims))
     }
 
     /// The stride of range dimension `pos` for each domain point (isl's range stride
