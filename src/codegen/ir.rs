@@ -254,40 +254,50 @@ pub fn linear(e: &Expr) -> Option<Linear> {
 /// [`linear`] with the names borrowed from the expression (the emulator asks it of
 /// every subscript of every statement instance it walks).
 pub fn linear_ref(e: &Expr) -> Option<(Vec<(&str, i64)>, i64)> {
+    let mut terms: Vec<(&str, i64)> = Vec::new();
+    let c = linear_terms(
+        e,
+        &mut |n, k| match terms.iter_mut().find(|(x, _)| *x == n) {
+            Some((_, c)) => *c += k,
+            None => terms.push((n, k)),
+        },
+    )?;
+    Some((terms, c))
+}
+
+/// Where `e` is affine, its constant; each name with its coefficient goes to `term` as it
+/// is met (a name may come more than once), with nothing allocated.
+pub fn linear_terms<'e>(e: &'e Expr, term: &mut dyn FnMut(&'e str, i64)) -> Option<i64> {
     fn add<'e>(
         e: &'e Expr,
         scale: i64,
-        terms: &mut Vec<(&'e str, i64)>,
+        term: &mut dyn FnMut(&'e str, i64),
         c: &mut i64,
     ) -> Option<()> {
         match e {
             Expr::Int(v) => *c += scale * v,
-            Expr::Id(n) => match terms.iter_mut().find(|(x, _)| *x == n) {
-                Some((_, k)) => *k += scale,
-                None => terms.push((n, scale)),
-            },
+            Expr::Id(n) => term(n, scale),
             Expr::Op(Op::Add, args) => {
                 for a in args {
-                    add(a, scale, terms, c)?;
+                    add(a, scale, term, c)?;
                 }
             }
             Expr::Op(Op::Sub, args) => {
-                add(&args[0], scale, terms, c)?;
-                add(&args[1], -scale, terms, c)?;
+                add(&args[0], scale, term, c)?;
+                add(&args[1], -scale, term, c)?;
             }
-            Expr::Op(Op::Neg, args) => add(&args[0], -scale, terms, c)?,
+            Expr::Op(Op::Neg, args) => add(&args[0], -scale, term, c)?,
             Expr::Op(Op::Mul, args) => match (&args[0], &args[1]) {
-                (Expr::Int(k), x) | (x, Expr::Int(k)) => add(x, scale * k, terms, c)?,
+                (Expr::Int(k), x) | (x, Expr::Int(k)) => add(x, scale * k, term, c)?,
                 _ => return None,
             },
             _ => return None,
         }
         Some(())
     }
-    let mut terms = Vec::new();
     let mut c = 0;
-    add(e, 1, &mut terms, &mut c)?;
-    Some((terms, c))
+    add(e, 1, term, &mut c)?;
+    Some(c)
 }
 
 /// A linear form as an expression: `3 * a + b - 4`.

@@ -925,20 +925,19 @@ fn walk_block(
 /// How an expression moves with threadIdx.x and .y (through the prologue's variables and
 /// loop variables whose start depends on them); `None` when it is not affine.
 fn thread_coefficients(e: &Expr, env: &Env) -> Option<(i64, i64)> {
-    let (terms, _) = ir::linear_ref(e)?;
     let mut cx = 0;
     let mut cy = 0;
-    for (name, c) in terms {
-        if let Some((_, (x, y))) = env
+    ir::linear_terms(e, &mut |name, c| {
+        let moves = env
             .thread_coefficients
             .iter()
             .rev()
-            .find(|(n, _)| *n == name)
-        {
+            .find(|(n, _)| n == name);
+        if let Some((_, (x, y))) = moves {
             cx += c * x;
             cy += c * y;
         }
-    }
+    })?;
     Some((cx, cy))
 }
 
@@ -1415,8 +1414,13 @@ impl<'a> Walker<'a> {
                     .iter()
                     .map(|a| {
                         let var = &env.innermost.as_ref()?.var;
-                        let (terms, _) = ir::linear_ref(a)?;
-                        Some(terms.iter().find(|(x, _)| x == var).map_or(0, |(_, c)| *c))
+                        let mut along = 0;
+                        ir::linear_terms(a, &mut |x, c| {
+                            if x == var {
+                                along += c;
+                            }
+                        })?;
+                        Some(along)
                     })
                     .collect();
                 // Accesses rewritten to copy temporaries, with their indices' coefficients.
