@@ -15,8 +15,15 @@
 //! register-tiled product's index into a shared copy, `i - 64 * floor(i / 64)`, is
 //! `4 * it1 - 64 * ii1` in the thread that runs `i = 4 * it1` of block `ii1`. isl finds
 //! that from the statement's domain ([`Extras::settle`]) once, outside the build; gpucc
-//! writes the value from the call's iterators, which isl writes anyway. isl's builds of
-//! PolyBench 3mm's kernels took 0.6 of the time without them, the trees 0.7.
+//! writes the value from the call's iterators, which isl writes anyway.
+//!
+//! The same goes for the instance's own values that the launch fixes, affine in the
+//! parameters alone (a thread's `i = 4 * it1`, a placed copy's block `i0 = ii1`: read from
+//! the domain's equalities, [`crate::poly::isl::Set::fixed_by_params`]): isl's instance
+//! leaves them out and the calls get them back at their places ([`Entry::fixed`]). Under
+//! callgrind, PolyBench 3mm's compile at LARGE spent 2.71 G instructions in isl's builds
+//! with every value, 2.33 G with the affine extras written by gpucc, and 1.66 G with the
+//! fixed values too (of 11.5, 11.2 and 10.1 G in all).
 
 use super::copyloops::{expr, IslOrder};
 use crate::poly::affine::{Aff, Var};
@@ -95,12 +102,22 @@ impl Extras {
     }
 }
 
-/// The statements whose calls need their extra values back, by name: their iterators'
-/// names in isl (the arguments before the extras), and where each extra comes from; and
-/// the order in which isl writes the terms of a sum.
+/// The statements whose calls need values back, by name ([`Entry`]); and the order in
+/// which isl writes the terms of a sum.
 pub(super) struct Expansions {
-    statements: HashMap<String, (Vec<String>, Vec<Source>)>,
+    statements: HashMap<String, Entry>,
     order: IslOrder,
+}
+
+/// What a statement's calls need back.
+struct Entry {
+    /// The statement's iterators' names in isl (the arguments before the extras).
+    iterators: Vec<String>,
+    /// Where each extra comes from (none where isl writes them all, in order).
+    sources: Vec<Source>,
+    /// The arguments the launch fixes (affine in the parameters), left out of isl's
+    /// instance: their positions in it, ascending.
+    fixed: Vec<(usize, Aff)>,
 }
 
 impl Expansions {
@@ -111,12 +128,26 @@ impl Expansions {
         }
     }
 
-    pub fn add(&mut self, statement: &str, iterators: &[String], extras: &Extras) {
-        if !extras.all_written() {
-            let sources = extras.sources.clone();
-            let entry = (iterators.to_vec(), sources);
-            self.statements.insert(statement.to_string(), entry);
+    pub fn add(
+        &mut self,
+        statement: &str,
+        iterators: &[String],
+        extras: &Extras,
+        fixed: Vec<(usize, Aff)>,
+    ) {
+        let sources = match extras.all_written() {
+            true => Vec::new(),
+            false => extras.sources.clone(),
+        };
+        if sources.is_empty() && fixed.is_empty() {
+            return;
         }
+        let entry = Entry {
+            iterators: iterators.to_vec(),
+            sources,
+            fixed,
+        };
+        self.statements.insert(statement.to_string(), entry);
     }
 
     /// `nodes` with every call's extra values in full (the nodes themselves, not a copy,
@@ -145,18 +176,29 @@ impl Expansions {
                     }
                 }
                 AstNode::User { statement, args } => {
-                    let Some((iterators, sources)) = self.statements.get(statement.as_str()) else {
+                    let Some(entry) = self.statements.get(statement.as_str()) else {
                         continue;
                     };
-                    let written = args.split_off(iterators.len());
+                    let param = |v: &Var| match v {
+                        Var::Param(n) => Some(AstExpr::Id(n.clone())),
+                        Var::Index(_) => None,
+                    };
+                    for (k, form) in &entry.fixed {
+                        let value = expr(form, &param).expect("a fixed value is the parameters'");
+                        args.insert(*k, self.order.ordered(&value));
+                    }
+                    if entry.sources.is_empty() {
+                        continue;
+                    }
+                    let written = args.split_off(entry.iterators.len());
                     let value = |v: &Var| match v {
                         Var::Param(n) => Some(AstExpr::Id(n.clone())),
                         Var::Index(n) => {
-                            let k = iterators.iter().position(|x| x == n)?;
+                            let k = entry.iterators.iter().position(|x| x == n)?;
                             args.get(k).cloned()
                         }
                     };
-                    let extras: Vec<AstExpr> = (sources.iter())
+                    let extras: Vec<AstExpr> = (entry.sources.iter())
                         .map(|s| match s {
                             Source::Written(k) => written[*k].clone(),
                             Source::Constant(c) => AstExpr::Int(*c),
@@ -189,7 +231,7 @@ mod tests {
         let extras = Extras::of(vec![i.clone(), j.clone(), i.clone(), Aff::constant(-3)]);
         assert_eq!(extras.written, vec![i, j]);
         let mut expansions = Expansions::new(IslOrder::default());
-        expansions.add("S0", &["i".into()], &extras);
+        expansions.add("S0", &["i".into()], &extras, Vec::new());
         let call = |args: Vec<AstExpr>| AstNode::User {
             statement: "S0".into(),
             args,
@@ -215,10 +257,33 @@ mod tests {
     }
 
     #[test]
+    fn fixed_values_come_back_at_their_places() {
+        // `S0[i = 4 * it, k, i mod 4]`: isl writes `k` alone; `i` is the thread's and the
+        // extra the constant 0 (isl found it so).
+        let extras = Extras::of(vec![Aff::constant(0)]);
+        let four_it = Aff::var(Var::Param("it".into())).scale(4).unwrap();
+        let mut expansions = Expansions::new(IslOrder::default());
+        expansions.add("S0", &["i".into(), "k".into()], &extras, vec![(0, four_it)]);
+        let built = [AstNode::User {
+            statement: "S0".into(),
+            args: vec![AstExpr::Id("c1".into())],
+        }];
+        let applied = expansions.applied(&built);
+        let AstNode::User { args, .. } = &applied[0] else {
+            panic!("a call stays a call");
+        };
+        let four_it = AstExpr::Op(
+            crate::poly::astbuild::AstOp::Mul,
+            vec![AstExpr::Int(4), AstExpr::Id("it".into())],
+        );
+        assert_eq!(args, &[four_it, AstExpr::Id("c1".into()), AstExpr::Int(0)]);
+    }
+
+    #[test]
     fn values_all_written_in_order_change_nothing() {
         let extras = Extras::of(vec![var("i"), var("j")]);
         let mut expansions = Expansions::new(IslOrder::default());
-        expansions.add("S0", &["i".into(), "j".into()], &extras);
+        expansions.add("S0", &["i".into(), "j".into()], &extras, Vec::new());
         assert!(expansions.statements.is_empty());
     }
 
@@ -236,7 +301,7 @@ mod tests {
         assert_eq!(extras.written, vec![buffer]);
         assert!(!extras.settle(vec![None]));
         let mut expansions = Expansions::new(IslOrder::default());
-        expansions.add("S0", &["i".into(), "k".into()], &extras);
+        expansions.add("S0", &["i".into(), "k".into()], &extras, Vec::new());
         let id = |n: &str| AstExpr::Id(n.into());
         let i_arg = AstExpr::Op(
             crate::poly::astbuild::AstOp::Add,

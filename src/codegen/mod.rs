@@ -357,7 +357,6 @@ fn kernel_code(
                     .transpose()?;
             }
         }
-        expansions.add(&st.name, &its, &extras);
         let sched = match extended {
             Some(map) => {
                 let names: Vec<String> = (0..extras.written.len())
@@ -373,7 +372,19 @@ fn kernel_code(
             }
             None => sched,
         };
-        let map = Map::parse(ctx, &sched)?.intersect_domain(&domain)?;
+        let mut map = Map::parse(ctx, &sched)?.intersect_domain(&domain)?;
+        // The values the launch fixes (a thread's `i = 4 * it1`, a copy's block `i0 =
+        // ii1`) are gpucc's to write too: isl writes each argument of a call on its own.
+        let fixed: Vec<(usize, crate::poly::affine::Aff)> = (domain.fixed_by_params()?)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(k, form)| Some((k, form?)))
+            .collect();
+        if !fixed.is_empty() {
+            let dims: Vec<usize> = fixed.iter().map(|(k, _)| *k).collect();
+            map = map.project_out_inputs(&dims)?;
+        }
+        expansions.add(&st.name, &its, &extras, fixed);
         schedule.push(map);
     }
     let schedule = UnionMap::of_maps(ctx, &schedule)?;

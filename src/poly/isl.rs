@@ -617,6 +617,73 @@ impl Set {
         Ok(self.wrap(raw))
     }
 
+    /// Per dimension, its value where one of the set's explicit equalities gives it as an
+    /// affine form of the parameters alone (`[t] -> { S[i = 4t, k] }`: `4t` for `i`). A
+    /// plain reading: equalities isl has not found are not looked for, and a set of
+    /// several pieces fixes nothing.
+    pub fn fixed_by_params(&self) -> IslResult<Vec<Option<super::affine::Aff>>> {
+        use super::affine::{Aff as MyAff, Var};
+        let n = self.n_dim()?;
+        let mut out = vec![None; n];
+        if self.raw.n_basic_set().map_err(|e| err("pieces", e))? != 1 {
+            return Ok(out);
+        }
+        let piece = (self.raw.get_basic_set_list())
+            .and_then(|l| l.get_at(0))
+            .map_err(|e| err("piece", e))?;
+        let constraints = piece
+            .get_constraint_list()
+            .map_err(|e| err("constraints", e))?;
+        let value = |v: Result<Val, isl_rs::LibISLError>| {
+            v.and_then(|v| v.get_num_si())
+                .map_err(|e| err("coefficient", e))
+        };
+        let overflow = || IslError {
+            message: "an affine expression overflows".into(),
+            too_complex: true,
+        };
+        for k in 0..constraints.size().map_err(|e| err("constraints", e))? {
+            let c = constraints.get_at(k).map_err(|e| err("constraint", e))?;
+            let dims = |kind| c.dim(kind).map_err(|e| err("dims", e));
+            let divs = dims(DimType::Div)?;
+            if !c.is_equality().map_err(|e| err("equality", e))?
+                || (divs > 0
+                    && (c.involves_dims(DimType::Div, 0, divs as u32))
+                        .map_err(|e| err("divs", e))?)
+            {
+                continue;
+            }
+            let mut at = None;
+            let mut alone = true;
+            for d in 0..n {
+                match value(c.get_coefficient_val(DimType::Set, d as i32))? {
+                    0 => {}
+                    a if at.is_none() && a.abs() == 1 => at = Some((d, a)),
+                    _ => alone = false,
+                }
+            }
+            let Some((d, a)) = at.filter(|_| alone) else {
+                continue;
+            };
+            // `a * x + sum(k * p) + c = 0` with `a` 1 or -1: `x = -a * (sum(k * p) + c)`.
+            let mut form = MyAff::constant(-a * value(c.get_constant_val())?);
+            for p in 0..dims(DimType::Param)? {
+                let k = value(c.get_coefficient_val(DimType::Param, p))?;
+                if k == 0 {
+                    continue;
+                }
+                let name = (c.get_dim_name(DimType::Param, p as u32))
+                    .map_err(|e| err("parameter name", e))?;
+                let term = MyAff::var(Var::Param(name.to_string()))
+                    .scale(-a * k)
+                    .map_err(|_| overflow())?;
+                form = form.add(&term).map_err(|_| overflow())?;
+            }
+            out[d] = Some(form);
+        }
+        Ok(out)
+    }
+
     pub fn n_dim(&self) -> IslResult<usize> {
         Ok(self.raw.dim(DimType::Set).map_err(|e| err("dim", e))? as usize)
     }
@@ -844,6 +911,20 @@ impl Map {
             .coalesce()
             .and_then(|m| m.remove_redundancies())
             .map_err(|e| err("simplify", e))?;
+        Ok(self.wrap(raw))
+    }
+
+    /// The map without its input dimensions at `dims` (ascending), projected out; the
+    /// input tuple keeps its name.
+    pub fn project_out_inputs(&self, dims: &[usize]) -> IslResult<Map> {
+        let name = (self.raw.get_tuple_name(DimType::In))
+            .map_err(|e| err("tuple name", e))?
+            .to_string();
+        let mut raw = self.copy_raw()?;
+        for &d in dims.iter().rev() {
+            raw = (raw.project_out(DimType::In, d as u32, 1)).map_err(|e| err("project out", e))?;
+        }
+        let raw = (raw.set_tuple_name(DimType::In, &name)).map_err(|e| err("tuple name", e))?;
         Ok(self.wrap(raw))
     }
 
@@ -1239,6 +1320,27 @@ mod tests {
             ctx.restart_operations();
             assert_eq!(a.to_string(), "[N] -> { S[i] : 0 <= i < N }");
         });
+    }
+
+    /// A dimension that an equality gives in the parameters alone is read off; one that
+    /// moves with another dimension is not, nor anything of a set of two pieces.
+    #[test]
+    fn dimensions_fixed_by_the_parameters_are_read_from_the_equalities() {
+        use crate::poly::affine::{Aff as MyAff, Var};
+        let ctx = Ctx::new();
+        let s = Set::parse(
+            &ctx,
+            "[t, b] -> { S[i, j, k, m] : i = 4t and j = 3 - b and 0 <= k < 8 and m = k + t }",
+        )
+        .unwrap();
+        let p = |n: &str, k: i64| MyAff::var(Var::Param(n.into())).scale(k).unwrap();
+        let j = p("b", -1).add(&MyAff::constant(3)).unwrap();
+        assert_eq!(
+            s.fixed_by_params().unwrap(),
+            [Some(p("t", 4)), Some(j), None, None]
+        );
+        let two = Set::parse(&ctx, "[t] -> { S[i] : i = t or i = t + 5 }").unwrap();
+        assert_eq!(two.fixed_by_params().unwrap(), [None]);
     }
 
     /// Threads that start after others ended take their contexts (and the texts read
