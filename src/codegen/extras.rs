@@ -13,17 +13,15 @@
 //!
 //! Most of the values left are affine in the instance where the kernel runs it: a
 //! register-tiled product's index into a shared copy, `i - 64 * floor(i / 64)`, is
-//! `4 * it1 - 64 * ii1` in the thread that runs `i = 4 * it1` of block `ii1`. isl finds
-//! that from the statement's domain ([`Extras::settle`]) once, outside the build; gpucc
-//! writes the value from the call's iterators, which isl writes anyway.
-//!
-//! The same goes for the instance's own values that the launch fixes, affine in the
-//! parameters alone (a thread's `i = 4 * it1`, a placed copy's block `i0 = ii1`: read from
-//! the domain's equalities, [`crate::poly::isl::Set::fixed_by_params`]): isl's instance
-//! leaves them out and the calls get them back at their places ([`Entry::fixed`]). Under
-//! callgrind, PolyBench 3mm's compile at LARGE spent 2.71 G instructions in isl's builds
-//! with every value, 2.33 G with the affine extras written by gpucc, and 1.66 G with the
-//! fixed values too (of 11.5, 11.2 and 10.1 G in all).
+//! `4 * it1 - 64 * ii1` in the thread that runs `i = 4 * it1` of block `ii1`. The
+//! extended domain's explicit equalities say so ([`crate::poly::isl::Set::affine_forms`],
+//! [`Extras::settle`]); gpucc writes such a value from the call's iterators, which isl
+//! writes anyway. The same goes for the instance's own values that the launch fixes,
+//! affine in the parameters alone (a thread's `i = 4 * it1`, a placed copy's block
+//! `i0 = ii1`): isl's instance leaves them out and the calls get them back at their places
+//! ([`Entry::fixed`]). Under callgrind, PolyBench 3mm's compile at LARGE spent 2.71 G
+//! instructions in isl's builds with every value and 1.66 G without these (of 11.5 and
+//! 9.9 G in all).
 
 use super::copyloops::{expr, IslOrder};
 use crate::poly::affine::{Aff, Var};

@@ -345,20 +345,22 @@ fn kernel_code(
             extension(ctx, &params, &tuple, &st.name, &its, values, &by_name)
         };
         let mut extras = extras::Extras::of(extras);
+        // The domain with the values isl writes.
         let mut extended = None;
         if !extras.written.is_empty() {
             // The values affine in the instances the kernel runs are gpucc's to write.
-            let map = extend(&extras.written)?;
-            let forms = map.intersect_domain(&domain)?.range_affine(&its)?;
-            extended = Some(map);
+            let with = domain.apply(&extend(&extras.written)?)?;
+            let forms = with.affine_forms(&its)?;
+            extended = Some(with);
             if extras.settle(forms.into_iter().skip(its.len()).collect()) {
-                extended = (!extras.written.is_empty())
-                    .then(|| extend(&extras.written))
-                    .transpose()?;
+                extended = match extras.written.is_empty() {
+                    true => None,
+                    false => Some(domain.apply(&extend(&extras.written)?)?),
+                };
             }
         }
         let sched = match extended {
-            Some(map) => {
+            Some(with) => {
                 let names: Vec<String> = (0..extras.written.len())
                     .map(|k| format!("__w{k}"))
                     .collect();
@@ -367,7 +369,7 @@ fn kernel_code(
                     st.name,
                     [&its[..], &names[..]].concat().join(", ")
                 );
-                domain = domain.apply(&map)?;
+                domain = with;
                 sched.replacen(&tuple, &instance, 1)
             }
             None => sched,
@@ -375,7 +377,7 @@ fn kernel_code(
         let mut map = Map::parse(ctx, &sched)?.intersect_domain(&domain)?;
         // The values the launch fixes (a thread's `i = 4 * it1`, a copy's block `i0 =
         // ii1`) are gpucc's to write too: isl writes each argument of a call on its own.
-        let fixed: Vec<(usize, crate::poly::affine::Aff)> = (domain.fixed_by_params()?)
+        let fixed: Vec<(usize, crate::poly::affine::Aff)> = (domain.affine_forms(&[])?)
             .into_iter()
             .enumerate()
             .filter_map(|(k, form)| Some((k, form?)))

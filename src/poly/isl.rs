@@ -617,13 +617,15 @@ impl Set {
         Ok(self.wrap(raw))
     }
 
-    /// Per dimension, its value where one of the set's explicit equalities gives it as an
-    /// affine form of the parameters alone (`[t] -> { S[i = 4t, k] }`: `4t` for `i`). A
-    /// plain reading: equalities isl has not found are not looked for, and a set of
-    /// several pieces fixes nothing.
-    pub fn fixed_by_params(&self) -> IslResult<Vec<Option<super::affine::Aff>>> {
+    /// Per dimension after the first `earlier.len()` (named so), its value where one of the
+    /// set's explicit equalities gives it as an affine form of those and the parameters
+    /// (`[t] -> { S[i = 4t, k, m = k + t] }`, none earlier: `4t` for `i`; `k` earlier: `k + t`
+    /// for `m`); none for the earlier ones. A plain reading: equalities isl has not found
+    /// are not looked for, and a set of several pieces gives nothing.
+    pub fn affine_forms(&self, earlier: &[String]) -> IslResult<Vec<Option<super::affine::Aff>>> {
         use super::affine::{Aff as MyAff, Var};
         let n = self.n_dim()?;
+        let first = earlier.len().min(n);
         let mut out = vec![None; n];
         if self.raw.n_basic_set().map_err(|e| err("pieces", e))? != 1 {
             return Ok(out);
@@ -653,30 +655,35 @@ impl Set {
             {
                 continue;
             }
-            let mut at = None;
-            let mut alone = true;
-            for d in 0..n {
-                match value(c.get_coefficient_val(DimType::Set, d as i32))? {
-                    0 => {}
-                    a if at.is_none() && a.abs() == 1 => at = Some((d, a)),
-                    _ => alone = false,
-                }
-            }
-            let Some((d, a)) = at.filter(|_| alone) else {
+            let coefficients: Vec<i64> = (0..n)
+                .map(|d| value(c.get_coefficient_val(DimType::Set, d as i32)))
+                .collect::<IslResult<_>>()?;
+            let mut later = (first..n).filter(|d| coefficients[*d] != 0);
+            let (Some(d), None) = (later.next(), later.next()) else {
                 continue;
             };
-            // `a * x + sum(k * p) + c = 0` with `a` 1 or -1: `x = -a * (sum(k * p) + c)`.
+            let a = coefficients[d];
+            if a.abs() != 1 {
+                continue;
+            }
+            // `a * x + sum(k * y) + c = 0` with `a` 1 or -1: `x = -a * (sum(k * y) + c)`.
             let mut form = MyAff::constant(-a * value(c.get_constant_val())?);
+            let mut terms = Vec::new();
             for p in 0..dims(DimType::Param)? {
                 let k = value(c.get_coefficient_val(DimType::Param, p))?;
-                if k == 0 {
-                    continue;
+                if k != 0 {
+                    let name = (c.get_dim_name(DimType::Param, p as u32))
+                        .map_err(|e| err("parameter name", e))?;
+                    terms.push((Var::Param(name.to_string()), k));
                 }
-                let name = (c.get_dim_name(DimType::Param, p as u32))
-                    .map_err(|e| err("parameter name", e))?;
-                let term = MyAff::var(Var::Param(name.to_string()))
-                    .scale(-a * k)
-                    .map_err(|_| overflow())?;
+            }
+            for (e, name) in earlier.iter().enumerate() {
+                if coefficients[e] != 0 {
+                    terms.push((Var::Index(name.clone()), coefficients[e]));
+                }
+            }
+            for (var, k) in terms {
+                let term = MyAff::var(var).scale(-a * k).map_err(|_| overflow())?;
                 form = form.add(&term).map_err(|_| overflow())?;
             }
             out[d] = Some(form);
@@ -760,9 +767,6 @@ impl fmt::Display for Set {
         print(f, &self.ctx, unsafe { isl_set_to_str(self.raw.ptr) })
     }
 }
-
-/// A dimension of a fixed box: its offset (none where it needs a division) and its size.
-type BoxDim = (Option<super::affine::Aff>, i64);
 
 impl Map {
     pub fn parse(ctx: &Ctx, text: &str) -> IslResult<Map> {
@@ -936,40 +940,6 @@ impl Map {
         &self,
         domain_names: &[String],
     ) -> IslResult<Option<(Vec<super::affine::Aff>, Vec<i64>)>> {
-        let Some(dims) = self.fixed_box_dims(domain_names)? else {
-            return Ok(None);
-        };
-        let mut offsets = Vec::new();
-        let mut sizes = Vec::new();
-        for (offset, size) in dims {
-            let Some(offset) = offset else {
-                return Ok(None);
-            };
-            offsets.push(offset);
-            sizes.push(size);
-        }
-        Ok(Some((offsets, sizes)))
-    }
-
-    /// Per range dimension, its value where that is one affine form of the domain's
-    /// named dimensions and the parameters for each domain point (from isl's simple fixed
-    /// box hull, of size 1 there).
-    pub fn range_affine(
-        &self,
-        domain_names: &[String],
-    ) -> IslResult<Vec<Option<super::affine::Aff>>> {
-        let n = self.raw.dim(DimType::Out).map_err(|e| err("dims", e))? as usize;
-        Ok(match self.fixed_box_dims(domain_names)? {
-            Some(dims) => (dims.into_iter())
-                .map(|(offset, size)| offset.filter(|_| size == 1))
-                .collect(),
-            None => vec![None; n],
-        })
-    }
-
-    /// isl's simple fixed box hull of the range: per dimension, the offset (none where it
-    /// needs a division) and the size; `None` when isl finds no box of constant size.
-    fn fixed_box_dims(&self, domain_names: &[String]) -> IslResult<Option<Vec<BoxDim>>> {
         let b = self
             .raw
             .get_range_simple_fixed_box_hull()
@@ -980,16 +950,18 @@ impl Map {
         let offset = b.get_offset().map_err(|e| err("box offset", e))?;
         let size = b.get_size().map_err(|e| err("box size", e))?;
         let n = size.size().map_err(|e| err("box dims", e))?;
-        let mut dims = Vec::new();
+        let mut offsets = Vec::new();
+        let mut sizes = Vec::new();
         for k in 0..n {
             let v = size.get_at(k).map_err(|e| err("box size", e))?;
+            sizes.push(v.get_num_si().map_err(|e| err("box size", e))?);
             let a = offset.get_at(k).map_err(|e| err("box offset", e))?;
-            dims.push((
-                integer_aff(&a, domain_names)?,
-                v.get_num_si().map_err(|e| err("box size", e))?,
-            ));
+            let Some(out) = integer_aff(&a, domain_names)? else {
+                return Ok(None);
+            };
+            offsets.push(out);
         }
-        Ok(Some(dims))
+        Ok(Some((offsets, sizes)))
     }
 
     /// The stride of range dimension `pos` for each domain point (isl's range stride
@@ -1322,10 +1294,11 @@ mod tests {
         });
     }
 
-    /// A dimension that an equality gives in the parameters alone is read off; one that
-    /// moves with another dimension is not, nor anything of a set of two pieces.
+    /// A dimension that an equality gives in the parameters (and the dimensions before a
+    /// given one) is read off; one that moves with a later dimension is not, nor anything
+    /// of a set of two pieces.
     #[test]
-    fn dimensions_fixed_by_the_parameters_are_read_from_the_equalities() {
+    fn affine_forms_are_read_from_the_equalities() {
         use crate::poly::affine::{Aff as MyAff, Var};
         let ctx = Ctx::new();
         let s = Set::parse(
@@ -1335,12 +1308,13 @@ mod tests {
         .unwrap();
         let p = |n: &str, k: i64| MyAff::var(Var::Param(n.into())).scale(k).unwrap();
         let j = p("b", -1).add(&MyAff::constant(3)).unwrap();
-        assert_eq!(
-            s.fixed_by_params().unwrap(),
-            [Some(p("t", 4)), Some(j), None, None]
-        );
+        let fixed = [Some(p("t", 4)), Some(j), None, None];
+        assert_eq!(s.affine_forms(&[]).unwrap(), fixed);
+        let names: Vec<String> = ["i", "j", "k"].map(String::from).to_vec();
+        let m = MyAff::var(Var::Index("k".into())).add(&p("t", 1)).unwrap();
+        assert_eq!(s.affine_forms(&names).unwrap(), [None, None, None, Some(m)]);
         let two = Set::parse(&ctx, "[t] -> { S[i] : i = t or i = t + 5 }").unwrap();
-        assert_eq!(two.fixed_by_params().unwrap(), [None]);
+        assert_eq!(two.affine_forms(&[]).unwrap(), [None]);
     }
 
     /// Threads that start after others ended take their contexts (and the texts read
