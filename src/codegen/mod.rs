@@ -218,6 +218,51 @@ fn kernel_code(
     params.extend(names.host.iter().cloned());
     params.extend(names.blocks.iter().cloned());
     params.extend(names.threads.iter().cloned());
+    let (prologue, grid) = prologue(t, ctx, kernel, &names)?;
+    let mut context_conds = Vec::new();
+    for (d, td) in kernel.threads.iter().enumerate() {
+        let name = &names.threads[d];
+        match td.kind {
+            ThreadKind::TilePoint { control } => {
+                let c = &t.levels[control].name;
+                context_conds.push(format!(
+                    "{size}*{c} <= {name} < {size}*{c} + {size}",
+                    size = td.size
+                ));
+            }
+            ThreadKind::Coordinate => context_conds.push(format!("0 <= {name} < {}", td.size)),
+            ThreadKind::Whole => {
+                // `name = first + threadIdx`: with an affine `first`, the launch bounds it.
+                let value = prologue.iter().find(|v| v.name == *name).map(|v| &v.value);
+                let thread = format!("threadIdx.{}", ["x", "y", "z"][d]);
+                if let Some((terms, c)) = value.and_then(ir::linear) {
+                    let first: Vec<(String, i64)> =
+                        terms.into_iter().filter(|(n, _)| *n != thread).collect();
+                    let first = ir::from_linear(&first, c);
+                    if let Some((terms, c)) = ir::linear(&first) {
+                        let mut text: Vec<String> =
+                            terms.iter().map(|(n, k)| format!("{k}*{n}")).collect();
+                        text.push(c.to_string());
+                        let first = format!("({})", text.join(" + "));
+                        context_conds.push(format!("{first} <= {name} < {first} + {}", td.size));
+                    }
+                }
+            }
+        }
+    }
+    if context_conds.is_empty() {
+        context_conds.push("0 = 0".into());
+    }
+    let mut context = Set::parse(
+        ctx,
+        &format!("{}{{ : {} }}", prefix(&params), context_conds.join(" and ")),
+    )?;
+    // Each block variable ranges over the values of its loop: with that known, isl does not
+    // guard what the grid already bounds.
+    let block_ranges = block_ranges(t, ctx, kernel, &names)?;
+    for range in &block_ranges {
+        context = context.intersect_params(range)?;
+    }
     let mut schedule = Vec::new();
     let mut expansions = extras::Expansions::new(copyloops::IslOrder::of(t, &names));
     for &s in &kernel.statements {
@@ -374,6 +419,10 @@ fn kernel_code(
             }
             None => sched,
         };
+        // What the context says need not be said again: isl would simplify each level's
+        // pieces against it, over and over. In the instances, not the schedule's map of
+        // twice the dimensions ([`astbuild::build_ast_narrowed`] takes the maps as they are).
+        let domain = domain.gist_params(&context)?;
         let mut map = Map::parse(ctx, &sched)?.intersect_domain(&domain)?;
         // The values the launch fixes (a thread's `i = 4 * it1`, a copy's block `i0 =
         // ii1`) are gpucc's to write too: isl writes each argument of a call on its own.
@@ -390,51 +439,6 @@ fn kernel_code(
         schedule.push(map);
     }
     let schedule = UnionMap::of_maps(ctx, &schedule)?;
-    let (prologue, grid) = prologue(t, ctx, kernel, &names)?;
-    let mut context_conds = Vec::new();
-    for (d, td) in kernel.threads.iter().enumerate() {
-        let name = &names.threads[d];
-        match td.kind {
-            ThreadKind::TilePoint { control } => {
-                let c = &t.levels[control].name;
-                context_conds.push(format!(
-                    "{size}*{c} <= {name} < {size}*{c} + {size}",
-                    size = td.size
-                ));
-            }
-            ThreadKind::Coordinate => context_conds.push(format!("0 <= {name} < {}", td.size)),
-            ThreadKind::Whole => {
-                // `name = first + threadIdx`: with an affine `first`, the launch bounds it.
-                let value = prologue.iter().find(|v| v.name == *name).map(|v| &v.value);
-                let thread = format!("threadIdx.{}", ["x", "y", "z"][d]);
-                if let Some((terms, c)) = value.and_then(ir::linear) {
-                    let first: Vec<(String, i64)> =
-                        terms.into_iter().filter(|(n, _)| *n != thread).collect();
-                    let first = ir::from_linear(&first, c);
-                    if let Some((terms, c)) = ir::linear(&first) {
-                        let mut text: Vec<String> =
-                            terms.iter().map(|(n, k)| format!("{k}*{n}")).collect();
-                        text.push(c.to_string());
-                        let first = format!("({})", text.join(" + "));
-                        context_conds.push(format!("{first} <= {name} < {first} + {}", td.size));
-                    }
-                }
-            }
-        }
-    }
-    if context_conds.is_empty() {
-        context_conds.push("0 = 0".into());
-    }
-    let mut context = Set::parse(
-        ctx,
-        &format!("{}{{ : {} }}", prefix(&params), context_conds.join(" and ")),
-    )?;
-    // Each block variable ranges over the values of its loop: with that known, isl does not
-    // guard what the grid already bounds.
-    let block_ranges = block_ranges(t, ctx, kernel, &names)?;
-    for range in &block_ranges {
-        context = context.intersect_params(range)?;
-    }
     // The blocks where no guard on their place holds back a thread get a body without
     // those guards ([`fulltiles`]), built by isl in the context where they all hold.
     let threads: Vec<fulltiles::ThreadRange> = (kernel.threads.iter().enumerate())

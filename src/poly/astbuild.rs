@@ -249,8 +249,9 @@ fn on_its_own<T>(ctx: &Ctx, f: impl FnOnce() -> IslResult<T>) -> IslResult<T> {
 
 /// [`build_ast`] of `schedule` (without options) in `context`, then, where `narrower`
 /// gives a subset of `context` from that AST (a kernel's full tiles, from its guards:
-/// [`crate::codegen`]), the AST in it too. One schedule tree, simplified in `context`,
-/// serves both builds (making the tree is about half of a build's time).
+/// [`crate::codegen`]), the AST in it too. One schedule tree serves both builds (making
+/// the tree is about half of a build's time). Each map of `schedule` is simplified in
+/// `context` already.
 pub fn build_ast_narrowed(
     ctx: &Ctx,
     context: &Set,
@@ -264,7 +265,7 @@ pub fn build_ast_narrowed(
         let tree = match tree.get() {
             Some(t) => t,
             None => {
-                let made = on_its_own(ctx, || super::schedtree::Tree::of(schedule, context))?;
+                let made = on_its_own(ctx, || super::schedtree::Tree::of(schedule, None))?;
                 tree.get_or_init(|| made)
             }
         };
@@ -316,7 +317,7 @@ fn build_ast_uncached(
 ) -> IslResult<Vec<AstNode>> {
     // Options name flat dimensions: only a build without them takes the tree.
     if options.is_none() {
-        if let Some(tree) = super::schedtree::Tree::of(schedule, context)? {
+        if let Some(tree) = super::schedtree::Tree::of(schedule, Some(context))? {
             return build_from_tree(ctx, context, &tree);
         }
     }

@@ -518,6 +518,17 @@ impl Set {
         Ok(self.wrap(raw))
     }
 
+    /// The set with the constraints that `context` (a set of parameters) implies left
+    /// out, where isl finds them; the same set where `context` holds.
+    pub fn gist_params(&self, context: &Set) -> IslResult<Set> {
+        let raw = self
+            .copy_raw()?
+            .gist_params(context.copy_raw()?)
+            .and_then(|s| s.coalesce())
+            .map_err(|e| err("gist", e))?;
+        Ok(self.wrap(raw))
+    }
+
     /// The image of the set under a relation.
     pub fn apply(&self, map: &Map) -> IslResult<Set> {
         let raw = self

@@ -53,9 +53,10 @@ struct Statement {
 
 impl Tree {
     /// The tree of `schedule`, whose maps all have the same number of output dimensions,
-    /// for code that runs in `context` (constraints on the parameters); none for an empty
+    /// for code that runs in `context` (constraints on the parameters; none where each map
+    /// is simplified in it already, as [`crate::codegen`]'s kernels are); none for an empty
     /// schedule.
-    pub fn of(schedule: &UnionMap, context: &Set) -> IslResult<Option<Tree>> {
+    pub fn of(schedule: &UnionMap, context: Option<&Set>) -> IslResult<Option<Tree>> {
         let (statements, width) = statements(schedule, context)?;
         if statements.is_empty() {
             return Ok(None);
@@ -164,19 +165,22 @@ fn rename_expr(e: &mut AstExpr, names: &HashMap<String, String>) {
     }
 }
 
-/// The statements of `schedule`, each map simplified in `context`, and the width of their
-/// time vectors.
-fn statements(schedule: &UnionMap, context: &Set) -> IslResult<(Vec<Statement>, usize)> {
+/// The statements of `schedule`, each map simplified in `context` (where given), and the
+/// width of their time vectors.
+fn statements(schedule: &UnionMap, context: Option<&Set>) -> IslResult<(Vec<Statement>, usize)> {
     let mut statements = Vec::new();
     let mut width = 0;
     for map in schedule.maps()? {
         // What the context says need not be said again (the AST generator would
         // simplify each level's pieces against it, over and over).
-        let map = map
-            .raw_copy()?
-            .gist_params(context.raw_copy()?)
-            .and_then(Map::coalesce)
-            .map_err(|e| err("gist", e))?;
+        let map = match context {
+            Some(context) => map
+                .raw_copy()?
+                .gist_params(context.raw_copy()?)
+                .and_then(Map::coalesce)
+                .map_err(|e| err("gist", e))?,
+            None => map.raw_copy()?,
+        };
         width = map.dim(DimType::Out).map_err(|e| err("dim", e))? as usize;
         let name = map
             .get_tuple_name(DimType::In)
@@ -368,7 +372,7 @@ mod tests {
         let ctx = Ctx::new();
         let context = Set::parse(&ctx, "[N, t] -> { : N >= 1 and 0 <= t < 4 }").unwrap();
         let schedule = UnionMap::parse(&ctx, text).unwrap();
-        let (all, width) = statements(&schedule, &context).unwrap();
+        let (all, width) = statements(&schedule, Some(&context)).unwrap();
         let which: Vec<usize> = (0..all.len()).collect();
         degenerate(&all, &which, d, width).unwrap()
     }
@@ -384,7 +388,7 @@ mod tests {
             "[N, t] -> { S0[i] -> [0, t, 0] : i = t; S1[i] -> [1, t, i] : 0 <= i < N }",
         )
         .unwrap();
-        let tree = Tree::of(&schedule, &context).unwrap().unwrap();
+        let tree = Tree::of(&schedule, Some(&context)).unwrap().unwrap();
         assert_eq!(tree.bands.get("S0"), None);
         assert_eq!(tree.bands.get("S1"), Some(&vec![1, 2]));
     }
