@@ -219,50 +219,7 @@ fn kernel_code(
     params.extend(names.blocks.iter().cloned());
     params.extend(names.threads.iter().cloned());
     let (prologue, grid) = prologue(t, ctx, kernel, &names)?;
-    let mut context_conds = Vec::new();
-    for (d, td) in kernel.threads.iter().enumerate() {
-        let name = &names.threads[d];
-        match td.kind {
-            ThreadKind::TilePoint { control } => {
-                let c = &t.levels[control].name;
-                context_conds.push(format!(
-                    "{size}*{c} <= {name} < {size}*{c} + {size}",
-                    size = td.size
-                ));
-            }
-            ThreadKind::Coordinate => context_conds.push(format!("0 <= {name} < {}", td.size)),
-            ThreadKind::Whole => {
-                // `name = first + threadIdx`: with an affine `first`, the launch bounds it.
-                let value = prologue.iter().find(|v| v.name == *name).map(|v| &v.value);
-                let thread = format!("threadIdx.{}", ["x", "y", "z"][d]);
-                if let Some((terms, c)) = value.and_then(ir::linear) {
-                    let first: Vec<(String, i64)> =
-                        terms.into_iter().filter(|(n, _)| *n != thread).collect();
-                    let first = ir::from_linear(&first, c);
-                    if let Some((terms, c)) = ir::linear(&first) {
-                        let mut text: Vec<String> =
-                            terms.iter().map(|(n, k)| format!("{k}*{n}")).collect();
-                        text.push(c.to_string());
-                        let first = format!("({})", text.join(" + "));
-                        context_conds.push(format!("{first} <= {name} < {first} + {}", td.size));
-                    }
-                }
-            }
-        }
-    }
-    if context_conds.is_empty() {
-        context_conds.push("0 = 0".into());
-    }
-    let mut context = Set::parse(
-        ctx,
-        &format!("{}{{ : {} }}", prefix(&params), context_conds.join(" and ")),
-    )?;
-    // Each block variable ranges over the values of its loop: with that known, isl does not
-    // guard what the grid already bounds.
-    let block_ranges = block_ranges(t, ctx, kernel, &names)?;
-    for range in &block_ranges {
-        context = context.intersect_params(range)?;
-    }
+    let (context, block_ranges) = launch_context(t, ctx, kernel, &names, &params, &prologue)?;
     let mut schedule = Vec::new();
     let mut expansions = extras::Expansions::new(copyloops::IslOrder::of(t, &names));
     for &s in &kernel.statements {
@@ -517,6 +474,64 @@ fn kernel_code(
         block,
         reductions,
     })
+}
+
+/// What a kernel's code may assume of its parameters: each thread variable within its
+/// block's tile (or the block's threads), each block variable within the values of its
+/// loop; and those ranges of the block variables.
+fn launch_context(
+    t: &Transformed,
+    ctx: &Ctx,
+    kernel: &Kernel,
+    names: &KernelNames,
+    params: &[String],
+    prologue: &[PrologueVar],
+) -> Result<(Set, Vec<Set>), IslError> {
+    let mut context_conds = Vec::new();
+    for (d, td) in kernel.threads.iter().enumerate() {
+        let name = &names.threads[d];
+        match td.kind {
+            ThreadKind::TilePoint { control } => {
+                let c = &t.levels[control].name;
+                context_conds.push(format!(
+                    "{size}*{c} <= {name} < {size}*{c} + {size}",
+                    size = td.size
+                ));
+            }
+            ThreadKind::Coordinate => context_conds.push(format!("0 <= {name} < {}", td.size)),
+            ThreadKind::Whole => {
+                // `name = first + threadIdx`: with an affine `first`, the launch bounds it.
+                let value = prologue.iter().find(|v| v.name == *name).map(|v| &v.value);
+                let thread = format!("threadIdx.{}", ["x", "y", "z"][d]);
+                if let Some((terms, c)) = value.and_then(ir::linear) {
+                    let first: Vec<(String, i64)> =
+                        terms.into_iter().filter(|(n, _)| *n != thread).collect();
+                    let first = ir::from_linear(&first, c);
+                    if let Some((terms, c)) = ir::linear(&first) {
+                        let mut text: Vec<String> =
+                            terms.iter().map(|(n, k)| format!("{k}*{n}")).collect();
+                        text.push(c.to_string());
+                        let first = format!("({})", text.join(" + "));
+                        context_conds.push(format!("{first} <= {name} < {first} + {}", td.size));
+                    }
+                }
+            }
+        }
+    }
+    if context_conds.is_empty() {
+        context_conds.push("0 = 0".into());
+    }
+    let mut context = Set::parse(
+        ctx,
+        &format!("{}{{ : {} }}", prefix(params), context_conds.join(" and ")),
+    )?;
+    // Each block variable ranges over the values of its loop: with that known, isl does not
+    // guard what the grid already bounds.
+    let block_ranges = block_ranges(t, ctx, kernel, names)?;
+    for range in &block_ranges {
+        context = context.intersect_params(range)?;
+    }
+    Ok((context, block_ranges))
 }
 
 /// The constraint tying statement `s`'s thread loop `d` to the kernel variable `name`.
