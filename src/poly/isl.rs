@@ -125,6 +125,14 @@ fn set_dim_name(set: &IslSet, t: DimType, pos: u32) -> Option<String> {
     )
 }
 
+/// The error of an affine expression read from isl whose coefficients leave 64 bits.
+fn overflow() -> IslError {
+    IslError {
+        message: "an affine expression overflows".into(),
+        too_complex: true,
+    }
+}
+
 /// An isl affine expression with integer coefficients as gpucc's, its input dimensions
 /// named `domain_names` (isl may drop their names); `None` when it has a denominator or a
 /// division.
@@ -142,10 +150,6 @@ pub(super) fn integer_aff(
         return Ok(None);
     }
     let value = |v: Val| v.get_num_si().map_err(|e| err("coefficient", e));
-    let overflow = || IslError {
-        message: "an affine expression overflows".into(),
-        too_complex: true,
-    };
     let mut out = MyAff::constant(value(
         a.get_constant_val().map_err(|e| err("constant", e))?,
     )?);
@@ -650,10 +654,6 @@ impl Set {
         let value = |v: Result<Val, isl_rs::LibISLError>| {
             v.and_then(|v| v.get_num_si())
                 .map_err(|e| err("coefficient", e))
-        };
-        let overflow = || IslError {
-            message: "an affine expression overflows".into(),
-            too_complex: true,
         };
         for k in 0..constraints.size().map_err(|e| err("constraints", e))? {
             let c = constraints.get_at(k).map_err(|e| err("constraint", e))?;
