@@ -9,6 +9,7 @@ use super::cudaize::{Kernel, ThreadKind};
 use super::{unroll, Hw, LevelId, TResult, TStatement, TransformError, Transformed};
 use crate::poly::affine::{Aff, Var};
 use crate::poly::isl::{Ctx, Set};
+use crate::poly::memo::Memo;
 
 /// How one dimension of the box is spread.
 #[derive(Clone, Debug, PartialEq)]
@@ -111,21 +112,70 @@ pub(super) fn describe(
     };
     let names: Vec<&str> = spread.fixed.iter().map(|(_, n)| n.as_str()).collect();
     // Where each thread copies a box of its own, a dimension with a loop does not bound
+    // the values the copy is made per (below).
+    let loops: Vec<usize> = (spread.dims.iter().enumerate())
+        .filter(|(_, dim)| !spread.threads && matches!(dim, BoxDim::Loop { .. }))
+        .map(|(d, _)| d)
+        .collect();
+    let params = t.params_prefix();
+    let key = format!(
+        "{params}\n{}\n{}\n{names:?}\n{loops:?}\n{:?}\n{:?}\n{:?}",
+        copy.domain, copy.name, spread.offsets, spread.sizes, spread.extents
+    );
+    let (per, clips, nonnegative) =
+        BOUNDS.get_or(key, || bounds(ctx, &params, copy, &names, &loops, &spread))?;
+    // A wide copy's vectors are spread over every thread.
+    let vectors = (spread.dims.iter()).any(|x| matches!(x, BoxDim::Vectors { .. }));
+    let idle = (0..shared_by)
+        .filter(|d| {
+            !vectors
+                && !(spread.dims.iter())
+                    .any(|x| matches!(x, BoxDim::Threads { dim, .. } if dim == d))
+        })
+        .collect();
+    Ok(Some(BoxCopy {
+        domain: copy.domain.clone(),
+        levels: copy.levels.iter().map(|(l, _)| *l).collect(),
+        bindings: copy.bindings.clone(),
+        per,
+        dims: spread.dims,
+        extents: spread.extents,
+        clips,
+        coordinates,
+        idle,
+        nonnegative,
+    }))
+}
+
+/// What [`describe`] asks isl, by its inputs' texts (each variant of a nest makes the
+/// same copies again: 540 descriptions in one compile of PolyBench 3mm at LARGE).
+static BOUNDS: Memo<Bounds> = Memo::new(4096);
+
+/// The values a copy is made per (isl text), per dimension whether the box may begin
+/// before the array and end past it, and per fixed name whether it is never negative.
+type Bounds = (String, Vec<(bool, bool)>, Vec<bool>);
+
+/// [`BOUNDS`]'s computation for `copy`, made per `names`, whose box dimensions `loops`
+/// are loops each thread runs over a box of its own.
+fn bounds(
+    ctx: &Ctx,
+    params: &str,
+    copy: &TStatement,
+    names: &[&str],
+    loops: &[usize],
+    spread: &Spread,
+) -> TResult<Bounds> {
+    // Where each thread copies a box of its own, a dimension with a loop does not bound
     // the values the copy is made per: past the array's edge, its loop is empty, and isl
     // writes no guard for that either.
     let mut domain = Set::parse(ctx, &copy.domain)?;
-    if !spread.threads {
-        for (d, dim) in spread.dims.iter().enumerate() {
-            if matches!(dim, BoxDim::Loop { .. }) {
-                domain = domain.drop_constraints_involving(names.len() + d, 1)?;
-            }
-        }
+    for &d in loops {
+        domain = domain.drop_constraints_involving(names.len() + d, 1)?;
     }
     let per = domain
         .project_out(names.len(), spread.sizes.len())?
         .set_tuple_name(&copy.name)?;
     // Whether some value the copy is made per meets `cond`.
-    let params = t.params_prefix();
     let tuple = format!("{}[{}]", copy.name, names.join(", "));
     let meets = |cond: String| -> TResult<bool> {
         let set = Set::parse(ctx, &format!("{params}{{ {tuple} : {cond} }}"))?;
@@ -142,27 +192,7 @@ pub(super) fn describe(
     let nonnegative = (names.iter())
         .map(|n| Ok(!meets(format!("{n} < 0"))?))
         .collect::<TResult<_>>()?;
-    // A wide copy's vectors are spread over every thread.
-    let vectors = (spread.dims.iter()).any(|x| matches!(x, BoxDim::Vectors { .. }));
-    let idle = (0..shared_by)
-        .filter(|d| {
-            !vectors
-                && !(spread.dims.iter())
-                    .any(|x| matches!(x, BoxDim::Threads { dim, .. } if dim == d))
-        })
-        .collect();
-    Ok(Some(BoxCopy {
-        domain: copy.domain.clone(),
-        levels: copy.levels.iter().map(|(l, _)| *l).collect(),
-        bindings: copy.bindings.clone(),
-        per: per.to_string(),
-        dims: spread.dims,
-        extents: spread.extents,
-        clips,
-        coordinates,
-        idle,
-        nonnegative,
-    }))
+    Ok((per.to_string(), clips, nonnegative))
 }
 
 /// The thread's coordinate along kernel thread dimension `dim`, from the kernel's thread
