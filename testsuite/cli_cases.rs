@@ -292,3 +292,55 @@ fn sizes_given_with_dash_d_are_reduced_for_the_check_like_defined_ones() {
         "{err}"
     );
 }
+
+/// On a terminal, the check shows a spinner that a thread of its own draws on standard
+/// error: the compile must still end. It hung at "checking on the CPU (0s)" while the
+/// command held standard error's lock from start to end. The terminal is `script`'s
+/// (util-linux, in every Debian); where there is none, there is no terminal to test.
+#[test]
+fn a_compile_on_a_terminal_ends() {
+    let script = std::path::Path::new("/usr/bin/script");
+    if !script.exists() {
+        eprintln!("skipped: no /usr/bin/script to give gpucc a terminal");
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("gpucc-cli-tty-{}.cu", std::process::id()));
+    let command = format!(
+        "{} testsuite/strategy/kernels/gemm_nn.c -o {}",
+        env!("CARGO_BIN_EXE_gpucc"),
+        out.display()
+    );
+    let mut child = Command::new(script)
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("script runs");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("script can be waited for") {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(300) {
+            let _ = child.kill();
+            let _ = std::fs::remove_file(&out);
+            panic!("gpucc on a terminal did not end in 300 s (a lock held across threads?)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let transcript = child.wait_with_output().expect("script's output");
+    let text = String::from_utf8_lossy(&transcript.stdout).into_owned();
+    let written = out.exists();
+    let _ = std::fs::remove_file(&out);
+    let complaint = String::from_utf8_lossy(&transcript.stderr);
+    if !status.success() && complaint.contains("pseudo-terminal") {
+        eprintln!("skipped: script could not make a terminal here: {complaint}");
+        return;
+    }
+    assert!(status.success(), "{text}");
+    assert!(written, "{text}");
+    // The spinner did draw: the terminal was one.
+    assert!(text.contains("checking on the CPU"), "{text}");
+}

@@ -275,10 +275,13 @@ struct DepsArgs {
 pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().collect();
     let color = std::io::stderr().is_terminal();
+    // Standard error is locked per write, not for the whole command: a progress spinner
+    // draws from a thread of its own, and would wait for the lock forever (on a terminal,
+    // the check's spinner hung every compile at "checking on the CPU").
     let code = run(
         &args,
         &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
+        &mut std::io::stderr(),
         color,
     );
     let _ = std::io::stdout().flush();
