@@ -251,8 +251,8 @@ pub fn linear(e: &Expr) -> Option<Linear> {
     ))
 }
 
-/// [`linear`] with the names borrowed from the expression (the emulator asks it of
-/// every subscript of every statement instance it walks).
+/// [`linear`] with the names borrowed from the expression, built on [`linear_terms`]
+/// (which the emulator reads every subscript of every statement instance with).
 pub fn linear_ref(e: &Expr) -> Option<(Vec<(&str, i64)>, i64)> {
     let mut terms: Vec<(&str, i64)> = Vec::new();
     let c = linear_terms(

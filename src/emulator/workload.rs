@@ -843,17 +843,17 @@ fn heaviest_block(t: &Transformed, k: &KernelIr, env: &Env, grid: &[i64]) -> Vec
     // The heaviest so far: its work, its place (none for the middle block, which wins
     // every tie), and where it is.
     let mut best: (f64, Option<usize>, Vec<i64>) = (work(&middle), None, middle.clone());
-    let mut walked: Vec<(Vec<i64>, f64)> = Vec::new();
+    let mut walked: Vec<Vec<i64>> = Vec::new();
     let mut base: Vec<i64> = grid.iter().map(|g| (g - 1).max(0) / 2).collect();
     for d in 0..grid.len() {
         for &x in &along[d] {
             let mut at = base.clone();
             at[d] = x;
-            if at == middle || walked.iter().any(|(b, _)| *b == at) {
+            if at == middle || walked.contains(&at) {
                 continue;
             }
             let w = work(&at);
-            walked.push((at.clone(), w));
+            walked.push(at.clone());
             let p = place(&at);
             let heavier = w > best.0 || (w == best.0 && best.1.is_some_and(|q| p < q));
             if heavier {
