@@ -920,6 +920,8 @@ fn walk_block(
         sizes: std::cell::RefCell::new(Vec::new()),
         reuse: std::cell::RefCell::new(Vec::new()),
         statements: std::cell::RefCell::new(Vec::new()),
+        subscripts: std::cell::RefCell::new(Vec::new()),
+        rewrites: std::cell::RefCell::new(Vec::new()),
         lanes: std::cell::RefCell::new(Vec::new()),
         guards: std::cell::RefCell::new(Vec::new()),
         masks: std::cell::RefCell::new(std::collections::HashMap::new()),
@@ -982,6 +984,14 @@ type LanesKey = (Step, i64, i64);
 /// iteration ([`Walker::guard`]).
 type MeasuredGuard<'a> = (Option<Share>, Vec<&'a Expr>);
 
+/// Per subscript of an access, the loops of its statement whose iterators it moves with
+/// and their coefficients outside divisions, and whether an iterator occurs inside a
+/// division (`None`: not affine).
+type Subscripts = std::rc::Rc<Vec<Option<(Vec<(usize, i64)>, bool)>>>;
+
+/// A statement's accesses rewritten to copy temporaries: (copy, access, indices).
+type Rewrites = std::rc::Rc<Vec<(usize, crate::poly::AccessId, usize)>>;
+
 /// Which threads of a block pass a guard, in `threadIdx` order.
 type Mask = std::rc::Rc<Vec<bool>>;
 
@@ -1014,6 +1024,11 @@ struct Walker<'a> {
     lanes: std::cell::RefCell<Vec<(LanesKey, Lanes)>>,
     /// Per source statement already seen: [`Walker::statement`].
     statements: std::cell::RefCell<Vec<(usize, Distinct)>>,
+    /// Per (source statement, access) already seen: [`Walker::subscripts`].
+    subscripts: std::cell::RefCell<Vec<((usize, usize), Subscripts)>>,
+    /// Per transformed statement already seen: its rewritten accesses
+    /// ([`Transformed::copy_rewrites`]).
+    rewrites: std::cell::RefCell<Vec<(usize, Rewrites)>>,
     /// The guards on the thread's position around the code being walked, each with the
     /// side taken (see [`Walker::running`]).
     guards: std::cell::RefCell<Vec<(&'a Expr, bool)>>,
@@ -1081,6 +1096,47 @@ impl<'a> Walker<'a> {
     }
 
     /// What source statement `id` computes ([`Distinct`]), found once per statement.
+    /// The loops access `a` of source statement `id` moves with, per subscript (its
+    /// iterators' coefficients outside divisions, computed once per walk).
+    fn subscripts(&self, id: usize, a: usize) -> Subscripts {
+        if let Some((_, d)) = self.subscripts.borrow().iter().find(|(k, _)| *k == (id, a)) {
+            return d.clone();
+        }
+        let p = &self.t.program;
+        let statement = &p.statements[id];
+        let table: Vec<_> = p.accesses[a]
+            .subscripts
+            .iter()
+            .map(|sub| {
+                let aff = sub.as_aff()?;
+                let mut terms = Vec::new();
+                let mut divided = false;
+                for (k, l) in statement.loops.iter().enumerate() {
+                    let v = Var::Index(p.loops[*l].iterator.clone());
+                    let (coef, in_div) = aff.coefficient(&v);
+                    divided |= in_div;
+                    if coef != 0 {
+                        terms.push((k, coef));
+                    }
+                }
+                Some((terms, divided))
+            })
+            .collect();
+        let d = std::rc::Rc::new(table);
+        self.subscripts.borrow_mut().push(((id, a), d.clone()));
+        d
+    }
+
+    /// [`Transformed::copy_rewrites`] of statement `s`, computed once per walk.
+    fn rewrites(&self, s: usize) -> Rewrites {
+        if let Some((_, r)) = self.rewrites.borrow().iter().find(|(k, _)| *k == s) {
+            return r.clone();
+        }
+        let r = std::rc::Rc::new(self.t.copy_rewrites(s));
+        self.rewrites.borrow_mut().push((s, r.clone()));
+        r
+    }
+
     fn statement(&self, id: usize) -> Distinct {
         if let Some((_, d)) = self.statements.borrow().iter().find(|(k, _)| *k == id) {
             return d.clone();
@@ -1458,7 +1514,7 @@ impl<'a> Walker<'a> {
                 // Accesses rewritten to copy temporaries, with their indices' coefficients.
                 let mut at = n;
                 let mut rewritten: Vec<(usize, usize, Vec<Step>)> = Vec::new();
-                for (copy, a, len) in t.copy_rewrites(s) {
+                for &(copy, a, len) in self.rewrites(s).iter() {
                     let coefs = t.copies[copy]
                         .per_buffer(&args[at..at + len])
                         .iter()
@@ -1470,34 +1526,26 @@ impl<'a> Walker<'a> {
                 // Per subscript of access `a`: its move along threadIdx.x and .y, and per
                 // iteration of the innermost loop.
                 let moves = |a: usize| -> Vec<(Step, Option<i64>)> {
-                    p.accesses[a]
-                        .subscripts
+                    self.subscripts(id, a)
                         .iter()
                         .map(|sub| {
-                            let Some(aff) = sub.as_aff() else {
+                            let Some((terms, false)) = sub else {
                                 return (None, None);
                             };
                             let mut total = Some((0, 0));
                             let mut step = Some(0);
-                            for (k, l) in statement.loops.iter().enumerate() {
-                                let v = Var::Index(p.loops[*l].iterator.clone());
-                                let (coef, in_div) = aff.coefficient(&v);
-                                if in_div {
-                                    return (None, None);
-                                }
-                                if coef != 0 {
-                                    total = total
-                                        .zip(its[k])
-                                        .map(|((tx, ty), (x, y))| (tx + coef * x, ty + coef * y));
-                                    step = step.zip(along[k]).map(|(s, a)| s + coef * a);
-                                }
+                            for &(k, coef) in terms {
+                                total = total
+                                    .zip(its[k])
+                                    .map(|((tx, ty), (x, y))| (tx + coef * x, ty + coef * y));
+                                step = step.zip(along[k]).map(|(s, a)| s + coef * a);
                             }
                             (total, step)
                         })
                         .collect()
                 };
-                // Where each access goes (`None`: a register).
-                let place = |a: usize| -> Option<Mem> {
+                // Where each access goes (`None`: a register), computed once per access.
+                let place_once = |a: usize| -> Option<Mem> {
                     let access = &p.accesses[a];
                     let array = &p.arrays[access.array];
                     let elem = array.elem.size_bytes() as i64;
@@ -1547,6 +1595,15 @@ impl<'a> Walker<'a> {
                             m
                         }
                     })
+                };
+                let placed: std::cell::RefCell<Vec<(usize, Option<Mem>)>> = Default::default();
+                let place = |a: usize| -> Option<Mem> {
+                    if let Some(&(_, m)) = placed.borrow().iter().find(|(x, _)| *x == a) {
+                        return m;
+                    }
+                    let m = place_once(a);
+                    placed.borrow_mut().push((a, m));
+                    m
                 };
                 // An update of a global element that stays put along the innermost loop
                 // (`C[i][j] += ...` in a loop over `k`): the compiler keeps it in a
@@ -1635,9 +1692,9 @@ impl<'a> Walker<'a> {
                     _ => a.int += arith,
                 }
                 if statement.update.is_some() && (write.is_none() || promoted.is_some()) {
-                    let values: Option<Vec<ir::Linear>> =
-                        args[..n].iter().map(ir::linear).collect();
-                    a.update = Some(updated_element(statement, p, values.as_deref()));
+                    let values: Option<Vec<_>> = args[..n].iter().map(ir::linear_ref).collect();
+                    let write = self.subscripts(id, statement.write);
+                    a.update = Some(updated_element(statement, &write, values.as_deref()));
                 }
                 sink.compute(a, mult);
                 if let Some(m) = write.filter(|_| share(true) > 0.0) {
@@ -1766,30 +1823,23 @@ impl<'a> Walker<'a> {
 /// iterators' values are linear forms, the written subscripts as linear forms of them.
 fn updated_element(
     statement: &crate::poly::Statement,
-    p: &crate::poly::Program,
-    iterators: Option<&[ir::Linear]>,
+    subscripts: &[Option<(Vec<(usize, i64)>, bool)>],
+    iterators: Option<&[(Vec<(&str, i64)>, i64)]>,
 ) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     statement.write.hash(&mut h);
     if let Some(values) = iterators {
-        for sub in &p.accesses[statement.write].subscripts {
-            let Some(aff) = sub.as_aff() else {
-                continue;
-            };
-            let mut terms: Vec<(String, i64)> = Vec::new();
+        for (loops, _) in subscripts.iter().flatten() {
+            let mut terms: Vec<(&str, i64)> = Vec::new();
             let mut constant = 0i64;
-            for (k, l) in statement.loops.iter().enumerate() {
-                let (coef, _) = aff.coefficient(&Var::Index(p.loops[*l].iterator.clone()));
-                if coef == 0 {
-                    continue;
-                }
+            for &(k, coef) in loops {
                 let (t, c) = &values[k];
                 constant += coef * c;
-                for (name, x) in t {
-                    match terms.iter_mut().find(|(n, _)| n == name) {
+                for &(name, x) in t {
+                    match terms.iter_mut().find(|(n, _)| *n == name) {
                         Some((_, y)) => *y += coef * x,
-                        None => terms.push((name.clone(), coef * x)),
+                        None => terms.push((name, coef * x)),
                     }
                 }
             }
