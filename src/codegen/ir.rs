@@ -243,6 +243,9 @@ pub fn identifiers(e: &Expr, out: &mut Vec<String>) {
 /// A linear form: its terms (name, coefficient) and its constant.
 pub type Linear = (Vec<(String, i64)>, i64);
 
+/// [`Linear`] with its names borrowed.
+pub type LinearRef<'a> = (Vec<(&'a str, i64)>, i64);
+
 pub fn linear(e: &Expr) -> Option<Linear> {
     let (terms, c) = linear_ref(e)?;
     Some((
@@ -253,7 +256,7 @@ pub fn linear(e: &Expr) -> Option<Linear> {
 
 /// [`linear`] with the names borrowed from the expression, built on [`linear_terms`]
 /// (which the emulator reads every subscript of every statement instance with).
-pub fn linear_ref(e: &Expr) -> Option<(Vec<(&str, i64)>, i64)> {
+pub fn linear_ref(e: &Expr) -> Option<LinearRef<'_>> {
     let mut terms: Vec<(&str, i64)> = Vec::new();
     let c = linear_terms(
         e,

@@ -987,7 +987,10 @@ type MeasuredGuard<'a> = (Option<Share>, Vec<&'a Expr>);
 /// Per subscript of an access, the loops of its statement whose iterators it moves with
 /// and their coefficients outside divisions, and whether an iterator occurs inside a
 /// division (`None`: not affine).
-type Subscripts = std::rc::Rc<Vec<Option<(Vec<(usize, i64)>, bool)>>>;
+type Subscripts = std::rc::Rc<Vec<SubscriptLoops>>;
+
+/// One subscript's entry of [`Subscripts`].
+type SubscriptLoops = Option<(Vec<(usize, i64)>, bool)>;
 
 /// A statement's accesses rewritten to copy temporaries: (copy, access, indices).
 type Rewrites = std::rc::Rc<Vec<(usize, crate::poly::AccessId, usize)>>;
@@ -1823,8 +1826,8 @@ impl<'a> Walker<'a> {
 /// iterators' values are linear forms, the written subscripts as linear forms of them.
 fn updated_element(
     statement: &crate::poly::Statement,
-    subscripts: &[Option<(Vec<(usize, i64)>, bool)>],
-    iterators: Option<&[(Vec<(&str, i64)>, i64)]>,
+    subscripts: &[SubscriptLoops],
+    iterators: Option<&[ir::LinearRef]>,
 ) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
