@@ -769,10 +769,10 @@ fn level_values(
     params: &[String],
     fixed: &[(LevelId, String)],
 ) -> Result<Set, IslError> {
-    let mut all: Option<Set> = None;
     // The host levels by their names in the kernel (`i_rev` for a loop counting down: the
     // level's own name is its statements' iterator, of another value).
     let host_names = kernel_names(t, kernel).host;
+    let mut images: Vec<(String, &str)> = Vec::new();
     for &s in &kernel.statements {
         let st = &t.statements[s];
         let Some(index) = st.levels.iter().position(|(l, _)| *l == level) else {
@@ -800,16 +800,37 @@ fn level_values(
             st.levels[index].1,
             conds.join(" and ")
         );
-        let image = Map::parse(ctx, &text)?
-            .intersect_domain(&Set::parse(ctx, &st.domain)?)?
+        images.push((text, &st.domain));
+    }
+    if images.is_empty() {
+        return Err(IslError {
+            message: "a kernel loop has no statement".into(),
+            too_complex: false,
+        });
+    }
+    let key: String = images
+        .iter()
+        .map(|(map, domain)| format!("{map}\n{domain}\n"))
+        .collect();
+    if let Some(text) = LEVEL_VALUES.get(&key) {
+        return Set::parse(ctx, &text);
+    }
+    let mut all: Option<Set> = None;
+    for (map, domain) in &images {
+        let image = Map::parse(ctx, map)?
+            .intersect_domain(&Set::parse(ctx, domain)?)?
             .range()?;
         all = Some(match all {
             None => image,
             Some(a) => a.union(&image)?,
         });
     }
-    all.ok_or_else(|| IslError {
-        message: "a kernel loop has no statement".into(),
-        too_complex: false,
-    })
+    let all = all.expect("a statement");
+    LEVEL_VALUES.put(key, all.to_string());
+    Ok(all)
 }
+
+/// [`level_values`] by the texts of the statements' maps to the level and of their
+/// instances: a kernel asks twice (its prologue, its blocks' ranges), and the variants of
+/// a nest with the same tiles ask again.
+static LEVEL_VALUES: Memo<String> = Memo::new(4096);
