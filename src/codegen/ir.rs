@@ -420,9 +420,24 @@ pub fn substitute_expr(e: &Expr, var: &str, value: &Expr) -> Expr {
     simplify(&sub(e, var, value))
 }
 
+/// Whether the identifier `var` occurs in `e`.
+fn mentions(e: &Expr, var: &str) -> bool {
+    match e {
+        Expr::Id(n) => n == var,
+        Expr::Op(_, args) => args.iter().any(|a| mentions(a, var)),
+        _ => false,
+    }
+}
+
 /// Replaces the identifier `var` by `value` everywhere in the nodes, simplifying.
+/// An expression without `var` is kept as it is: the nodes' expressions are simplified
+/// already (unrolling a register tile substitutes each loop's variable into every
+/// expression of its body, most of which do not have it).
 pub fn substitute(nodes: &[Node], var: &str, value: &Expr) -> Vec<Node> {
-    let s = |e: &Expr| substitute_expr(e, var, value);
+    let s = |e: &Expr| match mentions(e, var) {
+        true => substitute_expr(e, var, value),
+        false => e.clone(),
+    };
     let mut out = Vec::new();
     for n in nodes {
         match n {
