@@ -16,6 +16,7 @@ pub mod saake;
 pub mod sass;
 pub mod streams;
 mod threads;
+mod walker;
 pub mod workload;
 
 use crate::codegen::ir::Generated;
