@@ -301,7 +301,7 @@ struct Walker<'a> {
     sizes: std::cell::RefCell<Vec<(*const Node, f64)>>,
     /// L1 reuse already measured, per (statement, access).
     reuse: std::cell::RefCell<Vec<((usize, usize), L1)>>,
-    /// [`lanes`] already computed, per stride and element size.
+    /// [`Walker::lanes_of`] already computed, per stride and element size.
     lanes: std::cell::RefCell<Vec<(LanesKey, Lanes)>>,
     /// Per source statement already seen: [`Walker::statement`].
     statements: std::cell::RefCell<Vec<(usize, Distinct)>>,

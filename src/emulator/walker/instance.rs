@@ -349,7 +349,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// [`lanes`] for the walk's block, computed once per stride and element size.
+    /// [`crate::emulator::lanes::lanes`] for the walk's block, computed once per stride and element size.
     fn lanes(&self, stride: Step, elem: i64) -> Lanes {
         self.lanes_of(stride, elem, elem)
     }

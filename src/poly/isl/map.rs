@@ -35,7 +35,7 @@ impl Map {
         self.raw.copy().map_err(|e| err("copy", e))
     }
 
-    /// A new isl-rs handle to the same map, for [`super::schedtree`].
+    /// A new isl-rs handle to the same map, for [`crate::poly::schedtree`].
     pub(in crate::poly) fn raw_copy(&self) -> IslResult<IslMap> {
         self.copy_raw()
     }

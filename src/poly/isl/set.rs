@@ -35,7 +35,7 @@ impl Set {
         self.raw.copy().map_err(|e| err("copy", e))
     }
 
-    /// A new isl-rs handle to the same set, for the raw calls of [`super::astbuild`].
+    /// A new isl-rs handle to the same set, for the raw calls of [`crate::poly::astbuild`].
     pub(in crate::poly) fn raw_copy(&self) -> IslResult<IslSet> {
         self.copy_raw()
     }
