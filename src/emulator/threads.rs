@@ -226,7 +226,7 @@ impl ThreadSpace<'_> {
             .map(|d| format!("threadIdx.{}", DIMS[d]))
             .chain((0..self.grid.len()).map(|d| format!("blockIdx.{}", DIMS[d])))
             .collect();
-        Positional::new(on, &names)
+        Positional::new(on, &names).into_conjunction(names.len())
     }
 }
 
@@ -240,6 +240,74 @@ enum Positional {
     At(usize),
     Unknown,
     Op(Op, Vec<Positional>),
+    /// A conjunction of comparisons (each `form op 0`), as most guards on the position
+    /// are: evaluated as sums of products and quotients, not operation by operation
+    /// (syr2k's triangular guards, such as `8 * blockIdx.y >= (64 * blockIdx.x +
+    /// threadIdx.x - threadIdx.y + 7) / 8`, are evaluated millions of times a compile).
+    Conjunction(Vec<(Form, Op)>),
+}
+
+/// A sum of the places' constant multiples, constant multiples of quotients and
+/// remainders of such sums by constants, and a constant.
+#[derive(Clone, Debug, PartialEq)]
+struct Form {
+    constant: i64,
+    /// Per place, its coefficient.
+    coefficients: Vec<i64>,
+    /// `(multiple, op, dividend, divisor)`: `op` is a division or a remainder, as
+    /// [`apply`] computes it.
+    terms: Vec<(i64, Op, Form, i64)>,
+}
+
+impl Form {
+    fn constant(places: usize, v: i64) -> Form {
+        Form {
+            constant: v,
+            coefficients: vec![0; places],
+            terms: Vec::new(),
+        }
+    }
+
+    /// Its value, when it is a constant.
+    fn value(&self) -> Option<i64> {
+        (self.terms.is_empty() && self.coefficients.iter().all(|c| *c == 0))
+            .then_some(self.constant)
+    }
+
+    /// `self + k * other`.
+    fn plus(mut self, k: i64, other: Form) -> Option<Form> {
+        self.constant = self.constant.checked_add(other.constant.checked_mul(k)?)?;
+        for (x, y) in self.coefficients.iter_mut().zip(&other.coefficients) {
+            *x = x.checked_add(y.checked_mul(k)?)?;
+        }
+        for (m, op, f, d) in other.terms {
+            self.terms.push((m.checked_mul(k)?, op, f, d));
+        }
+        Some(self)
+    }
+
+    fn times(self, k: i64) -> Option<Form> {
+        Form::constant(self.coefficients.len(), 0).plus(k, self)
+    }
+
+    /// Its value at `at` ([`apply`]'s, but for an overflow inside the sum that its
+    /// total does not have).
+    fn eval(&self, at: &[i64]) -> Option<i64> {
+        let mut v = i128::from(self.constant);
+        for (c, x) in self.coefficients.iter().zip(at) {
+            v += i128::from(*c) * i128::from(*x);
+        }
+        for (m, op, f, d) in &self.terms {
+            let x = f.eval(at)?;
+            let q = match op {
+                Op::FloorDiv => x.checked_div_euclid(*d)?,
+                Op::Div | Op::PosDiv => x.checked_div(*d)?,
+                _ => x.checked_rem_euclid(*d)?,
+            };
+            v += i128::from(*m) * i128::from(q);
+        }
+        i64::try_from(v).ok()
+    }
 }
 
 impl Positional {
@@ -264,6 +332,84 @@ impl Positional {
             Positional::At(k) => Some(at[*k]),
             Positional::Unknown => None,
             Positional::Op(op, args) => apply(*op, args.len(), |k| args[k].eval(at)),
+            Positional::Conjunction(conjuncts) => {
+                for (form, op) in conjuncts {
+                    let v = form.eval(at)?;
+                    let holds = match op {
+                        Op::Eq => v == 0,
+                        Op::Le => v <= 0,
+                        Op::Lt => v < 0,
+                        Op::Ge => v >= 0,
+                        _ => v > 0,
+                    };
+                    if !holds {
+                        return Some(0);
+                    }
+                }
+                Some(1)
+            }
+        }
+    }
+
+    /// The same guard as a [`Positional::Conjunction`] over `places` places where it is
+    /// one (comparisons of [`Form`]s joined by `&&`), else as it is.
+    fn into_conjunction(self, places: usize) -> Positional {
+        let mut conjuncts = Vec::new();
+        match self.conjuncts(places, &mut conjuncts) {
+            Some(()) => Positional::Conjunction(conjuncts),
+            None => self,
+        }
+    }
+
+    fn conjuncts(&self, places: usize, out: &mut Vec<(Form, Op)>) -> Option<()> {
+        match self {
+            Positional::Op(Op::And, args) if args.len() == 2 => {
+                args[0].conjuncts(places, out)?;
+                args[1].conjuncts(places, out)
+            }
+            Positional::Op(op @ (Op::Eq | Op::Le | Op::Lt | Op::Ge | Op::Gt), args)
+                if args.len() == 2 =>
+            {
+                let form = args[0].form(places)?.plus(-1, args[1].form(places)?)?;
+                out.push((form, *op));
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
+    /// The expression as a [`Form`] of the places, where it is one.
+    fn form(&self, places: usize) -> Option<Form> {
+        match self {
+            Positional::Int(v) => Some(Form::constant(places, *v)),
+            Positional::At(k) => {
+                let mut f = Form::constant(places, 0);
+                f.coefficients[*k] = 1;
+                Some(f)
+            }
+            Positional::Op(op @ (Op::Add | Op::Sub), args) if args.len() == 2 => {
+                let k = if *op == Op::Add { 1 } else { -1 };
+                args[0].form(places)?.plus(k, args[1].form(places)?)
+            }
+            Positional::Op(Op::Neg, args) if args.len() == 1 => args[0].form(places)?.times(-1),
+            Positional::Op(Op::Mul, args) if args.len() == 2 => {
+                let (a, b) = (args[0].form(places)?, args[1].form(places)?);
+                match (a.value(), b.value()) {
+                    (Some(k), _) => b.times(k),
+                    (_, Some(k)) => a.times(k),
+                    _ => None,
+                }
+            }
+            Positional::Op(
+                op @ (Op::Div | Op::PosDiv | Op::FloorDiv | Op::PosRem | Op::ZeroRem),
+                args,
+            ) if args.len() == 2 => {
+                let d = args[1].form(places)?.value().filter(|d| *d != 0)?;
+                let mut f = Form::constant(places, 0);
+                f.terms.push((1, *op, args[0].form(places)?, d));
+                Some(f)
+            }
+            _ => None,
         }
     }
 }
@@ -288,5 +434,130 @@ pub(super) fn free_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
         Expr::Id(n) => out.push(n),
         Expr::Op(_, args) => args.iter().for_each(|a| free_names(a, out)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: &str) -> Expr {
+        Expr::Id(n.to_string())
+    }
+
+    fn op(o: Op, args: Vec<Expr>) -> Expr {
+        Expr::Op(o, args)
+    }
+
+    /// A guard read as a conjunction of forms passes the same positions as read operation
+    /// by operation: divisions truncating and flooring, remainders, negative values.
+    #[test]
+    fn a_guard_as_a_conjunction_has_the_operations_value_everywhere() {
+        let names: Vec<String> = ["threadIdx.x", "threadIdx.y", "blockIdx.x", "blockIdx.y"]
+            .map(String::from)
+            .to_vec();
+        let (tx, ty, bx, by) = (id(&names[0]), id(&names[1]), id(&names[2]), id(&names[3]));
+        let int = Expr::Int;
+        // 8 * by + ty >= (64 * bx + tx - ty + 7) / 8 && (tx - 2 * ty) floordiv 3 < bx
+        //   && -(ty) + (tx % 4) * 2 <= 5 && by == by
+        let dividend = op(
+            Op::Add,
+            vec![
+                op(
+                    Op::Sub,
+                    vec![
+                        op(
+                            Op::Add,
+                            vec![op(Op::Mul, vec![int(64), bx.clone()]), tx.clone()],
+                        ),
+                        ty.clone(),
+                    ],
+                ),
+                int(7),
+            ],
+        );
+        let first = op(
+            Op::Ge,
+            vec![
+                op(
+                    Op::Add,
+                    vec![op(Op::Mul, vec![int(8), by.clone()]), ty.clone()],
+                ),
+                op(Op::Div, vec![dividend, int(8)]),
+            ],
+        );
+        let second = op(
+            Op::Lt,
+            vec![
+                op(
+                    Op::FloorDiv,
+                    vec![
+                        op(
+                            Op::Sub,
+                            vec![tx.clone(), op(Op::Mul, vec![int(2), ty.clone()])],
+                        ),
+                        int(3),
+                    ],
+                ),
+                bx.clone(),
+            ],
+        );
+        let third = op(
+            Op::Le,
+            vec![
+                op(
+                    Op::Add,
+                    vec![
+                        op(Op::Neg, vec![ty.clone()]),
+                        op(
+                            Op::Mul,
+                            vec![op(Op::PosRem, vec![tx.clone(), int(4)]), int(2)],
+                        ),
+                    ],
+                ),
+                int(5),
+            ],
+        );
+        let fourth = op(Op::Eq, vec![by.clone(), by.clone()]);
+        let guard = op(
+            Op::And,
+            vec![
+                op(Op::And, vec![first.clone(), second.clone()]),
+                op(Op::And, vec![third.clone(), fourth]),
+            ],
+        );
+        let with_min = op(
+            Op::Le,
+            vec![tx.clone(), op(Op::Min, vec![ty.clone(), bx.clone()])],
+        );
+        let guards = [
+            (&first, true),
+            (&second, true),
+            (&third, true),
+            (&guard, true),
+            (&with_min, false),
+        ];
+        for (e, read_as_forms) in guards {
+            let tree = Positional::new(e, &names);
+            let conjunction = Positional::new(e, &names).into_conjunction(names.len());
+            assert_eq!(
+                matches!(conjunction, Positional::Conjunction(_)),
+                read_as_forms
+            );
+            let mut passed = 0;
+            for x in -9..=9 {
+                for y in -5..=5 {
+                    for b in [-2, 0, 1, 3] {
+                        for c in [-1, 0, 2] {
+                            let at = [x, y, b, c];
+                            assert_eq!(tree.eval(&at), conjunction.eval(&at), "at {at:?}");
+                            passed += usize::from(tree.eval(&at) != Some(0));
+                        }
+                    }
+                }
+            }
+            // Neither always nor never: the comparison says something.
+            assert!(passed > 0 && passed < 19 * 11 * 4 * 3, "{passed}");
+        }
     }
 }
