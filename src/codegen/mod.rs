@@ -478,9 +478,6 @@ fn kernel_code(
     })
 }
 
-/// What a kernel's code may assume of its parameters: each thread variable within its
-/// block's tile (or the block's threads), each block variable within the values of its
-/// loop; and those ranges of the block variables.
 /// Gisted instance sets, by the texts of the set and the context: the variants of a
 /// nest share most of their statements, and a kernel met again with one statement
 /// changed asks for the others' again (half of a 3mm compile's 385).
@@ -488,15 +485,31 @@ static GISTED: Memo<String> = Memo::new(4096);
 
 /// `domain.gist_params(context)`, kept by the texts (`context_text`: the context's).
 fn gisted(ctx: &Ctx, domain: &Set, context: &Set, context_text: &str) -> Result<Set, IslError> {
-    let key = format!("{domain}\n{context_text}");
-    if let Some(text) = GISTED.get(&key) {
-        return Set::parse(ctx, &text);
-    }
-    let gisted = domain.gist_params(context)?;
-    GISTED.put(key, gisted.to_string());
-    Ok(gisted)
+    kept_set(ctx, &GISTED, format!("{domain}\n{context_text}"), || {
+        domain.gist_params(context)
+    })
 }
 
+/// The set `memo` keeps for `key` (the texts it is computed from), read back in `ctx`;
+/// else the one `compute` makes, kept as text (a computed set is used as it is, not
+/// read back from its text).
+fn kept_set(
+    ctx: &Ctx,
+    memo: &Memo<String>,
+    key: String,
+    compute: impl FnOnce() -> Result<Set, IslError>,
+) -> Result<Set, IslError> {
+    if let Some(text) = memo.get(&key) {
+        return Set::parse(ctx, &text);
+    }
+    let set = compute()?;
+    memo.put(key, set.to_string());
+    Ok(set)
+}
+
+/// What a kernel's code may assume of its parameters: each thread variable within its
+/// block's tile (or the block's threads), each block variable within the values of its
+/// loop; and those ranges of the block variables.
 fn launch_context(
     t: &Transformed,
     ctx: &Ctx,
@@ -812,22 +825,19 @@ fn level_values(
         .iter()
         .map(|(map, domain)| format!("{map}\n{domain}\n"))
         .collect();
-    if let Some(text) = LEVEL_VALUES.get(&key) {
-        return Set::parse(ctx, &text);
-    }
-    let mut all: Option<Set> = None;
-    for (map, domain) in &images {
-        let image = Map::parse(ctx, map)?
-            .intersect_domain(&Set::parse(ctx, domain)?)?
-            .range()?;
-        all = Some(match all {
-            None => image,
-            Some(a) => a.union(&image)?,
-        });
-    }
-    let all = all.expect("a statement");
-    LEVEL_VALUES.put(key, all.to_string());
-    Ok(all)
+    kept_set(ctx, &LEVEL_VALUES, key, || {
+        let mut all: Option<Set> = None;
+        for (map, domain) in &images {
+            let image = Map::parse(ctx, map)?
+                .intersect_domain(&Set::parse(ctx, domain)?)?
+                .range()?;
+            all = Some(match all {
+                None => image,
+                Some(a) => a.union(&image)?,
+            });
+        }
+        Ok(all.expect("a statement"))
+    })
 }
 
 /// [`level_values`] by the texts of the statements' maps to the level and of their
